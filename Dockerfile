@@ -1,0 +1,34 @@
+# Multi-stage build: compile the Rust addon and the TypeScript in a full image, then run on a
+# slim image as a non-root user. Data lives in the /storage volume.
+
+FROM node:20-bookworm AS build
+# The addon is compiled from source: the Rust toolchain comes from rustup.
+RUN curl --proto '=https' --tlsv1.2 -sSf https://sh.rustup.rs | sh -s -- -y --profile minimal --default-toolchain stable
+ENV PATH=/root/.cargo/bin:$PATH
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci
+COPY Cargo.toml Cargo.lock ./
+COPY .cargo ./.cargo
+COPY crates ./crates
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+RUN npm run build && npm prune --omit=dev
+
+FROM node:20-bookworm-slim AS run
+ARG QUIVER_COMMIT=""
+ENV NODE_ENV=production \
+    QUIVER_COMMIT=$QUIVER_COMMIT \
+    QUIVER__SERVICE__HOST=0.0.0.0 \
+    QUIVER__STORAGE__PATH=/storage \
+    QUIVER__LOG__PRETTY=false
+WORKDIR /app
+COPY --from=build /app/package.json ./
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+COPY --from=build /app/native ./native
+RUN mkdir -p /storage && chown node:node /storage
+USER node
+VOLUME ["/storage"]
+EXPOSE 6573 6574
+CMD ["node", "dist/main.js"]

@@ -1,0 +1,59 @@
+// buildApp(config): one fastify instance with every plugin and route registered. It never
+// listens and never starts loading: main.ts (or a test) decides when.
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import type { Config } from './config.js';
+import { Engine } from './engine/engine.js';
+import { registerErrorHandling } from './http/error-handler.js';
+import { registerHealthRoutes } from './http/health.js';
+import { registerJsonBody } from './http/json-body.js';
+import { registerNotImplementedRoutes } from './http/not-implemented.js';
+import { registerReadinessGuard } from './http/readiness.js';
+import { typeboxValidatorCompiler } from './http/validation.js';
+import { createLogger } from './logging.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    engine: Engine;
+    quiverConfig: Config;
+  }
+}
+
+export interface BuildOptions {
+  logger?: Logger;
+}
+
+export function buildApp(config: Config, options: BuildOptions = {}): FastifyInstance {
+  const logger = options.logger ?? createLogger(config);
+  const bodyLimitBytes = Math.floor(config.service.max_request_size_mb * 1024 * 1024);
+  const app = Fastify({
+    loggerInstance: logger,
+    // Per-request logs would cost more than a search; failures are still logged.
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: bodyLimitBytes,
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1024 },
+    return503OnClosing: true,
+  }) as unknown as FastifyInstance;
+
+  const engine = new Engine({ dataDirectory: config.storage.path, logger });
+  app.decorate('engine', engine);
+  app.decorate('quiverConfig', config);
+
+  // A route without settings would escape the readiness and permission checks: refuse it.
+  app.addHook('onRoute', (route) => {
+    if (!route.config?.quiver) throw new Error(`route ${String(route.method)} ${route.url} has no quiver settings`);
+  });
+
+  app.setValidatorCompiler(typeboxValidatorCompiler);
+  registerJsonBody(app);
+  registerErrorHandling(app, bodyLimitBytes);
+  registerReadinessGuard(app, engine);
+
+  registerHealthRoutes(app);
+  registerNotImplementedRoutes(app);
+
+  app.addHook('onClose', async () => {
+    await engine.close();
+  });
+  return app;
+}

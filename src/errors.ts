@@ -1,0 +1,89 @@
+// The error registry: every error the server answers with is built here, so each kind has one
+// HTTP status and one message pattern (API.md §1). Services throw these; the one error handler
+// in http/error-handler.ts turns them into the contract's envelopes.
+
+/** Error kinds and the HTTP status each one answers with. */
+export const errorStatus = {
+  invalid_input: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  precondition_failed: 412,
+  too_many_requests: 429,
+  internal: 500,
+  not_implemented: 501,
+} as const;
+
+export type ErrorKind = keyof typeof errorStatus;
+
+export class QuiverError extends Error {
+  override name = 'QuiverError';
+  readonly status: number;
+
+  constructor(
+    readonly kind: ErrorKind,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.status = errorStatus[kind];
+  }
+}
+
+export function isQuiverError(error: unknown): error is QuiverError {
+  return error instanceof QuiverError;
+}
+
+/** The operations whose internal failures the spec names: "Upsert failed: ...". */
+export type FailedOperation =
+  | 'Upsert'
+  | 'Delete'
+  | 'Search'
+  | 'Payload operation'
+  | 'Field index'
+  | 'Index rebuild'
+  | 'Optimization'
+  | 'Snapshot'
+  | 'Collection operation'
+  | 'Authentication';
+
+export const errors = {
+  invalidInput: (message: string) => new QuiverError('invalid_input', message),
+  /** A field of the request is wrong; `field` is a dotted path such as `points[3].vector`. */
+  invalidField: (field: string, problem: string) => new QuiverError('invalid_input', `${field}: ${problem}`),
+  malformedJson: (detail: string) => new QuiverError('invalid_input', `Format error in JSON body: ${detail}`),
+  bodyTooLarge: (limitBytes: number) =>
+    new QuiverError('invalid_input', `Request body is larger than the limit of ${limitBytes} bytes`),
+  unsupportedContentType: (contentType: string) =>
+    new QuiverError('invalid_input', `Unsupported Content-Type "${contentType}": send application/json`),
+  vectorsConfigRequired: () => new QuiverError('invalid_input', 'vectors_config is required'),
+  dimensionMismatch: (field: string, expected: number, actual: number) =>
+    new QuiverError('invalid_input', `Wrong input: Vector dimension error: ${field}: expected ${expected}, got ${actual}`),
+  invalidPointId: (value: string) =>
+    new QuiverError(
+      'invalid_input',
+      `value ${value} is not a valid point ID, valid values are either an unsigned integer or a UUID`,
+    ),
+
+  unauthorized: () => new QuiverError('unauthorized', 'Invalid or missing authorization token'),
+  forbidden: (detail: string) => new QuiverError('forbidden', `Permission denied: ${detail}`),
+  authDisabled: () => new QuiverError('forbidden', 'Access token API requires auth_enabled=true'),
+  accessTokenNotFound: () => new QuiverError('not_found', 'Access token not found'),
+  expiredTokenRotation: () => new QuiverError('invalid_input', 'Cannot rotate an expired access token'),
+  tooManyLoginAttempts: (retryAfterSeconds: number) =>
+    new QuiverError('too_many_requests', `Too many failed login attempts: retry in ${retryAfterSeconds} s`),
+
+  collectionNotFound: (name: string) => new QuiverError('not_found', `Collection not found: ${name}`),
+  collectionExists: (name: string) => new QuiverError('conflict', `Collection already exists: ${name}`),
+  pointNotFound: (id: string) => new QuiverError('not_found', `Point with id ${id} does not exist`),
+  routeNotFound: (method: string, url: string) => new QuiverError('not_found', `Not found: ${method} ${url}`),
+
+  engineNotInitialized: () => new QuiverError('precondition_failed', 'Engine not initialized'),
+  collectionMarkedForDeletion: (name: string) =>
+    new QuiverError('precondition_failed', `Collection ${name} is marked for deletion`),
+
+  internal: (operation: FailedOperation, cause: unknown) =>
+    new QuiverError('internal', `${operation} failed: ${cause instanceof Error ? cause.message : String(cause)}`, { cause }),
+  notImplemented: (feature: string) => new QuiverError('not_implemented', `${feature} is not implemented in QuiverDB`),
+} as const;

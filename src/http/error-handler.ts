@@ -1,0 +1,57 @@
+// The one error handler: every failure leaves as the contract's envelope with the registry's
+// status. Unknown errors become 500 and are logged; client errors are not logged as errors.
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { errors, isQuiverError, QuiverError, type ErrorKind } from '../errors.js';
+import type { AuthErrorEnvelope, ErrorEnvelope } from './envelope.js';
+
+const kindByStatus: Record<number, ErrorKind> = {
+  400: 'invalid_input',
+  401: 'unauthorized',
+  403: 'forbidden',
+  404: 'not_found',
+  409: 'conflict',
+  412: 'precondition_failed',
+  429: 'too_many_requests',
+  501: 'not_implemented',
+};
+
+/** Maps anything thrown to a registry error; framework client errors become 400s. */
+export function toQuiverError(error: unknown, bodyLimitBytes: number): QuiverError {
+  if (isQuiverError(error)) return error;
+  const framework = error as Partial<FastifyError>;
+  switch (framework.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return errors.bodyTooLarge(bodyLimitBytes);
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return errors.invalidInput('Unsupported Content-Type: send application/json');
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return errors.malformedJson(framework.message ?? 'invalid body');
+    default:
+      break;
+  }
+  const status = framework.statusCode;
+  if (status !== undefined && status >= 400 && status < 500) {
+    return new QuiverError(kindByStatus[status] ?? 'invalid_input', framework.message ?? 'Bad request');
+  }
+  return new QuiverError('internal', `Internal error: ${framework.message ?? String(error)}`, { cause: error });
+}
+
+export function errorBody(error: QuiverError, request: FastifyRequest, reply: FastifyReply): ErrorEnvelope | AuthErrorEnvelope {
+  if (request.routeOptions.config?.quiver?.envelope === 'auth') return { status: 'error', message: error.message };
+  return { time: reply.elapsedTime / 1000, status: { error: error.message } };
+}
+
+export function registerErrorHandling(app: FastifyInstance, bodyLimitBytes: number): void {
+  app.setErrorHandler((error, request, reply) => {
+    const quiverError = toQuiverError(error, bodyLimitBytes);
+    if (quiverError.status >= 500 && quiverError.kind !== 'not_implemented') {
+      request.log.error({ err: error, method: request.method, url: request.url }, quiverError.message);
+    }
+    return reply.status(quiverError.status).send(errorBody(quiverError, request, reply));
+  });
+  app.setNotFoundHandler((request) => {
+    throw errors.routeNotFound(request.method, request.url.split('?')[0] ?? request.url);
+  });
+}

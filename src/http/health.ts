@@ -1,0 +1,12 @@
+// `GET /`: the health check. Never 412 and not enveloped (API.md §3).
+import type { FastifyInstance } from 'fastify';
+import { apiVersion, buildCommit, packageVersion } from '../version.js';
+import { routeSettings } from './route-config.js';
+
+export function registerHealthRoutes(app: FastifyInstance): void {
+  const body = { title: 'quiverdb - vector search engine', version: apiVersion, ...(buildCommit ? { commit: buildCommit } : {}) };
+  app.get('/', { config: routeSettings({ permission: 'public', beforeReady: true }) }, async (_request, reply) => {
+    reply.header('x-quiverdb-version', packageVersion);
+    return body;
+  });
+}

@@ -1,0 +1,51 @@
+// config -> app -> listen -> load. The server listens at once so health checks answer while
+// collections load (other routes answer 412 until then); SIGINT/SIGTERM close it cleanly.
+import { buildApp } from './app.js';
+import { ConfigError, configPathFromArguments, loadConfig, type Config } from './config.js';
+import { createLogger } from './logging.js';
+
+async function main(): Promise<void> {
+  let config: Config;
+  try {
+    config = loadConfig({ file: configPathFromArguments(process.argv.slice(2)), environment: process.env });
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`quiverdb: ${error.message}\n`);
+      process.exit(2);
+    }
+    throw error;
+  }
+  const logger = createLogger(config);
+  const app = buildApp(config, { logger });
+
+  let closing = false;
+  const shutdown = (signal: string) => {
+    if (closing) return;
+    closing = true;
+    logger.info({ signal }, 'shutting down');
+    app.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        logger.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', () => shutdown('SIGINT'));
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+
+  const address = await app.listen({ host: config.service.host, port: config.service.http_port });
+  logger.info({ address, storage: config.storage.path, auth: config.auth.enabled }, 'quiverdb listening');
+  try {
+    await app.engine.open();
+  } catch (error) {
+    logger.fatal({ err: error }, 'could not load the data directory; refusing to serve');
+    await app.close().catch(() => undefined);
+    process.exit(1);
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`quiverdb: fatal: ${(error as Error).stack ?? String(error)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,34 @@
+// What the server reports about itself in `GET /` (API.md §3).
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The Qdrant REST API level QuiverDB implements; clients compare major.minor with theirs. */
+export const apiVersion = '1.19.0';
+
+const projectRoot = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+function readPackageVersion(): string {
+  const manifest = JSON.parse(readFileSync(join(projectRoot, 'package.json'), 'utf8')) as { version: string };
+  return manifest.version;
+}
+
+/** Our own release version, sent as the `x-quiverdb-version` header. */
+export const packageVersion = readPackageVersion();
+
+function findCommit(): string | undefined {
+  const fromEnvironment = process.env.QUIVER_COMMIT;
+  if (fromEnvironment && /^[0-9a-f]{40}$/.test(fromEnvironment)) return fromEnvironment;
+  try {
+    const head = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: projectRoot, stdio: ['ignore', 'pipe', 'ignore'], timeout: 2_000 })
+      .toString()
+      .trim();
+    return /^[0-9a-f]{40}$/.test(head) ? head : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The 40-hex commit the server was built from, or undefined when it cannot be known. */
+export const buildCommit = findCommit();
