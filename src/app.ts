@@ -5,10 +5,9 @@ import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { Engine } from './engine/engine.js';
 import { registerErrorHandling } from './http/error-handler.js';
-import { registerHealthRoutes } from './http/health.js';
 import { registerJsonBody } from './http/json-body.js';
-import { registerNotImplementedRoutes } from './http/not-implemented.js';
 import { registerReadinessGuard } from './http/readiness.js';
+import { registerRoutes } from './http/routes.js';
 import { typeboxValidatorCompiler } from './http/validation.js';
 import { createLogger } from './logging.js';
 
@@ -49,8 +48,7 @@ export function buildApp(config: Config, options: BuildOptions = {}): FastifyIns
   registerErrorHandling(app, bodyLimitBytes);
   registerReadinessGuard(app, engine);
 
-  registerHealthRoutes(app);
-  registerNotImplementedRoutes(app);
+  registerRoutes(app);
 
   app.addHook('onClose', async () => {
     await engine.close();
