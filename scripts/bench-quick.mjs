@@ -8,6 +8,7 @@ const benchmarks = [
   ['bench:ann', 'bench/ann/main.ts'],
   ['bench:http', 'bench/http/main.ts'],
   ['bench:start', 'bench/start/main.ts'],
+  ['bench:filter', 'bench/filter/main.ts'],
 ];
 let failures = 0;
 let ran = 0;
