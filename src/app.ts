@@ -2,6 +2,7 @@
 // listens and never starts loading: main.ts (or a test) decides when.
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
+import { installAuth } from './auth/install.js';
 import type { Config } from './config.js';
 import { Engine } from './engine/engine.js';
 import { registerErrorHandling } from './http/error-handler.js';
@@ -20,6 +21,8 @@ declare module 'fastify' {
 
 export interface BuildOptions {
   logger?: Logger;
+  /** Clock for auth expiry (milliseconds since the epoch); tests move it. */
+  now?: () => number;
 }
 
 export function buildApp(config: Config, options: BuildOptions = {}): FastifyInstance {
@@ -47,6 +50,7 @@ export function buildApp(config: Config, options: BuildOptions = {}): FastifyIns
   registerJsonBody(app);
   registerErrorHandling(app, bodyLimitBytes);
   registerReadinessGuard(app, engine);
+  installAuth(app, engine, config, logger, options.now);
 
   registerRoutes(app);
 

@@ -73,6 +73,13 @@ export const errors = {
   expiredTokenRotation: () => new QuiverError('invalid_input', 'Cannot rotate an expired access token'),
   tooManyLoginAttempts: (retryAfterSeconds: number) =>
     new QuiverError('too_many_requests', `Too many failed login attempts: retry in ${retryAfterSeconds} s`),
+  invalidLogin: () => new QuiverError('unauthorized', 'Invalid username or password'),
+  wrongCurrentPassword: () => new QuiverError('forbidden', 'Permission denied: the current password is wrong'),
+  adminAlreadyExists: () => new QuiverError('conflict', 'Admin user already exists'),
+  setupCodeRequired: () =>
+    new QuiverError('forbidden', 'Permission denied: creating the first admin needs the setup code logged at start, or a request from this machine'),
+  missingPermission: (permission: string) => new QuiverError('forbidden', `Permission denied: this endpoint needs the ${permission} permission`),
+  accessTokenLimit: (limit: number) => new QuiverError('invalid_input', `Too many access tokens: at most ${limit} may exist`),
 
   collectionNotFound: (name: string) => new QuiverError('not_found', `Collection not found: ${name}`),
   collectionExists: (name: string) => new QuiverError('conflict', `Collection already exists: ${name}`),
@@ -82,6 +89,21 @@ export const errors = {
   engineNotInitialized: () => new QuiverError('precondition_failed', 'Engine not initialized'),
   collectionMarkedForDeletion: (name: string) =>
     new QuiverError('precondition_failed', `Collection ${name} is marked for deletion`),
+
+  // Search and query (API.md §3, §5). The §5 refusals keep Qdrant's wording, which clients know.
+  /** A body field broke a rule that spans fields; worded like the schema validator's messages. */
+  invalidBodyField: (field: string, problem: string) => new QuiverError('invalid_input', `Validation error in body ${field}: ${problem}`),
+  prefetchWithoutQuery: (where: string) =>
+    new QuiverError('invalid_input', `Bad request: A query is needed to merge the prefetches. Can't have prefetches without defining a query.${where}`),
+  scoreThresholdWithoutQuery: (where: string) =>
+    new QuiverError('invalid_input', `Bad request: A query is needed to use the score_threshold. Can't have score_threshold without defining a query.${where}`),
+  scoreThresholdWithOrderBy: (where: string) =>
+    new QuiverError('invalid_input', `Bad request: Can't use score_threshold with an order_by query.${where}`),
+  fusionWithUsing: (where: string) =>
+    new QuiverError('invalid_input', `Bad request: Fusion queries cannot be combined with the 'using' field.${where}`),
+  fusionWithoutPrefetch: (where: string) => new QuiverError('invalid_input', `Bad request: cannot apply Fusion without prefetches${where}`),
+  vectorNotFound: (name: string) => new QuiverError('invalid_input', `Wrong input: Not existing vector name error: ${name}`),
+  filterUnavailable: () => new QuiverError('invalid_input', 'Bad request: filters are not available yet in this build'),
 
   internal: (operation: FailedOperation, cause: unknown) =>
     new QuiverError('internal', `${operation} failed: ${cause instanceof Error ? cause.message : String(cause)}`, { cause }),

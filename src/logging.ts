@@ -12,6 +12,9 @@ export const redactedPaths = [
   '*.new_password',
   '*.token',
   '*.jwt_secret',
+  '*.setup_code',
+  '*.api_key',
+  '*.admin_password',
 ];
 
 export function createLogger(config: Config): Logger {

@@ -1,0 +1,121 @@
+// The single admin user: created once (from configuration at first start, or by the bootstrap
+// endpoint with the one-time setup code), logs in for JWTs, resets its password.
+import { randomBytes } from 'node:crypto';
+import { errors } from '../errors.js';
+import type { IssuedJwt } from './jwt.js';
+import { issueJwt, verifyJwt } from './jwt.js';
+import { FailedAttemptLimiter } from './login-limiter.js';
+import { decoyHash, hashPassword, verifyPassword } from './password.js';
+import type { AdminRecord } from './records.js';
+import { secretsEqual } from './secret-compare.js';
+import type { AuthStore } from './store.js';
+
+export interface AdminAccountOptions {
+  store: AuthStore;
+  signingKey: Uint8Array;
+  jwtTtlSeconds: number;
+  loginAttemptsPerMinute: number;
+  now: () => number;
+}
+
+export interface BootstrapContext {
+  setupCode: string | undefined;
+  /** The request came from this machine (loopback), which the contract accepts instead of the code. */
+  fromLoopback: boolean;
+  address: string;
+}
+
+export class AdminAccount {
+  private creating = false;
+  /** Generated while no admin exists; consumed when one is created. */
+  private currentSetupCode: string | undefined;
+  private readonly limiter: FailedAttemptLimiter;
+
+  constructor(
+    private readonly options: AdminAccountOptions,
+    private record: AdminRecord | undefined,
+  ) {
+    this.limiter = new FailedAttemptLimiter(options.loginAttemptsPerMinute, options.now);
+    if (!record) this.currentSetupCode = randomBytes(16).toString('hex');
+  }
+
+  get exists(): boolean {
+    return this.record !== undefined;
+  }
+
+  /** The code an operator passes to `POST /auth/admin`; undefined once an admin exists. */
+  get setupCode(): string | undefined {
+    return this.currentSetupCode;
+  }
+
+  /** Creates the admin unless one exists. `context` undefined means trusted (configuration). */
+  async create(username: string, password: string, context?: BootstrapContext): Promise<void> {
+    if (this.record || this.creating) throw errors.adminAlreadyExists();
+    if (context && !context.fromLoopback) {
+      this.limiter.assertAllowed(context.address);
+      const expected = this.currentSetupCode;
+      if (context.setupCode === undefined || expected === undefined || !secretsEqual(context.setupCode, expected)) {
+        this.limiter.recordFailure(context.address);
+        throw errors.setupCodeRequired();
+      }
+    }
+    // Claimed before the first await so that two concurrent requests cannot both create one.
+    this.creating = true;
+    try {
+      const record: AdminRecord = {
+        username,
+        password: await hashPassword(password),
+        credential_version: 1,
+        created_at: new Date(this.options.now()).toISOString(),
+      };
+      await this.options.store.putAdmin(record);
+      this.record = record;
+      this.currentSetupCode = undefined;
+    } finally {
+      this.creating = false;
+    }
+  }
+
+  async login(username: string, password: string, address: string): Promise<IssuedJwt> {
+    this.limiter.assertAllowed(address);
+    // Counted before checking, so a burst of parallel guesses cannot slip past the limit.
+    this.limiter.recordFailure(address);
+    const record = this.record;
+    const nameMatches = record !== undefined && secretsEqual(username, record.username);
+    // Always run scrypt, so a wrong name costs as long as a wrong password.
+    const passwordMatches = await verifyPassword(password, record?.password ?? (await decoyHash()));
+    if (!record || !nameMatches || !passwordMatches) throw errors.invalidLogin();
+    this.limiter.recordSuccess(address);
+    return issueJwt(
+      this.options.signingKey,
+      { username: record.username, credentialVersion: record.credential_version },
+      this.options.now(),
+      this.options.jwtTtlSeconds,
+    );
+  }
+
+  /** Changes the password and revokes every JWT issued so far (they carry the old version). */
+  async resetPassword(currentPassword: string, newPassword: string, address: string): Promise<void> {
+    const record = this.record;
+    if (!record) throw errors.invalidLogin();
+    this.limiter.assertAllowed(address);
+    this.limiter.recordFailure(address);
+    if (!(await verifyPassword(currentPassword, record.password))) throw errors.wrongCurrentPassword();
+    this.limiter.recordSuccess(address);
+    const updated: AdminRecord = {
+      ...record,
+      password: await hashPassword(newPassword),
+      credential_version: record.credential_version + 1,
+    };
+    await this.options.store.putAdmin(updated);
+    this.record = updated;
+  }
+
+  /** Whether `token` is a valid JWT of the current admin with the current credential version. */
+  async acceptsJwt(token: string): Promise<boolean> {
+    const claims = await verifyJwt(this.options.signingKey, token, this.options.now());
+    const record = this.record;
+    if (!claims || !record) return false;
+    return claims.username === record.username && claims.credentialVersion === record.credential_version;
+  }
+}

@@ -1,0 +1,159 @@
+// The auth service: loads the auth records in an engine step, then answers "who is this
+// credential?" for the permission hook and carries out the auth-management endpoints.
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import type { LifecycleStep } from '../engine/engine.js';
+import { errors } from '../errors.js';
+import type { Database } from '../storage/database.js';
+import { AccessTokens, type AccessTokenWithValue, type NewAccessToken } from './access-tokens.js';
+import { AdminAccount, type BootstrapContext } from './admin-account.js';
+import type { IssuedJwt } from './jwt.js';
+import { loadJwtSecret } from './jwt-secret.js';
+import { grantedPermissions, type GrantedPermission } from './permissions.js';
+import type { AccessTokenListing } from './records.js';
+import { AuthStore } from './store.js';
+import { looksLikeAccessToken } from './token-value.js';
+
+export interface AuthServiceOptions {
+  settings: Config['auth'];
+  dataDirectory: string;
+  fsync: boolean;
+  logger: Logger;
+  /** Milliseconds since the epoch; tests move it to expire tokens and JWTs. */
+  now?: () => number;
+}
+
+export interface Principal {
+  kind: 'admin' | 'access_token';
+  permissions: ReadonlySet<GrantedPermission>;
+  token_id?: number;
+}
+
+/** At most this many access tokens may exist; each is held in memory. */
+const maxAccessTokens = 10_000;
+/** How long `GET /auth/admin/exists` waits for the records to load before answering 412. */
+const loadWait_ms = 5_000;
+
+const adminPermissions: ReadonlySet<GrantedPermission> = new Set(grantedPermissions);
+
+interface Loaded {
+  admin: AdminAccount;
+  tokens: AccessTokens;
+}
+
+export class AuthService {
+  readonly now: () => number;
+  private loaded: Loaded | undefined;
+  private readonly loadedSignal: Promise<Loaded>;
+  private signalLoaded!: (loaded: Loaded) => void;
+
+  constructor(private readonly options: AuthServiceOptions) {
+    this.now = options.now ?? Date.now;
+    this.loadedSignal = new Promise((resolve) => {
+      this.signalLoaded = resolve;
+    });
+  }
+
+  get enabled(): boolean {
+    return this.options.settings.enabled;
+  }
+
+  startupStep(): LifecycleStep {
+    return { name: 'auth', open: (database) => this.open(database) };
+  }
+
+  private async open(database: Database): Promise<void> {
+    const { settings, logger } = this.options;
+    const store = new AuthStore(database, this.options.fsync);
+    const state = await store.load();
+    const signingKey = await loadJwtSecret(settings.jwt_secret, this.options.dataDirectory);
+    const admin = new AdminAccount(
+      { store, signingKey, jwtTtlSeconds: settings.jwt_ttl_seconds, loginAttemptsPerMinute: settings.login_attempts_per_minute, now: this.now },
+      state.admin,
+    );
+    const configuredName = settings.admin_username;
+    const configuredPassword = settings.admin_password;
+    if ((configuredName === null) !== (configuredPassword === null)) {
+      throw new Error('auth.admin_username and auth.admin_password must be set together');
+    }
+    if (!admin.exists && configuredName !== null && configuredPassword !== null) {
+      await admin.create(configuredName, configuredPassword);
+      logger.info({ username: configuredName }, 'admin user created from configuration');
+    }
+    if (!admin.exists && settings.enabled) {
+      // The one deliberate secret in the logs: single use, and void once an admin exists.
+      logger.warn(`no admin user yet: create it with POST /auth/admin and setup_code ${admin.setupCode} (or from this machine)`);
+    }
+    this.loaded = { admin, tokens: new AccessTokens(store, state.tokens, state.nextTokenId, this.now, maxAccessTokens) };
+    this.signalLoaded(this.loaded);
+  }
+
+  private get ready(): Loaded {
+    if (!this.loaded) throw errors.engineNotInitialized();
+    return this.loaded;
+  }
+
+  /** Answers even while the engine loads (it is exempt from the 412 guard): waits a bounded time for the records. */
+  async adminExists(): Promise<boolean> {
+    if (this.loaded) return this.loaded.admin.exists;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(() => reject(errors.engineNotInitialized()), loadWait_ms);
+      timer.unref();
+    });
+    try {
+      return (await Promise.race([this.loadedSignal, timeout])).admin.exists;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** The principal a raw credential (JWT or access token) stands for, or undefined when it is not valid. */
+  async authenticate(credential: string): Promise<Principal | undefined> {
+    const { admin, tokens } = this.ready;
+    if (looksLikeAccessToken(credential)) {
+      const token = tokens.authenticate(credential);
+      return token ? { kind: 'access_token', permissions: token.permissions, token_id: token.id } : undefined;
+    }
+    return (await admin.acceptsJwt(credential)) ? { kind: 'admin', permissions: adminPermissions } : undefined;
+  }
+
+  createAdmin(username: string, password: string, context: BootstrapContext): Promise<void> {
+    return this.ready.admin.create(username, password, context);
+  }
+
+  login(username: string, password: string, address: string): Promise<IssuedJwt> {
+    return this.ready.admin.login(username, password, address);
+  }
+
+  resetPassword(currentPassword: string, newPassword: string, address: string): Promise<void> {
+    return this.ready.admin.resetPassword(currentPassword, newPassword, address);
+  }
+
+  /** Only for tests and operators' tooling in-process; never logged by the service itself. */
+  get setupCode(): string | undefined {
+    return this.loaded?.admin.setupCode;
+  }
+
+  createAccessToken(input: NewAccessToken): Promise<AccessTokenWithValue> {
+    return this.tokenApi().create(input);
+  }
+
+  listAccessTokens(): AccessTokenListing[] {
+    return this.tokenApi().list();
+  }
+
+  deleteAccessToken(id: number): Promise<void> {
+    return this.tokenApi().delete(id);
+  }
+
+  rotateAccessToken(id: number): Promise<AccessTokenWithValue> {
+    return this.tokenApi().rotate(id);
+  }
+
+  /** Spec §5.3: with auth off, the token API refuses (403). */
+  private tokenApi(): AccessTokens {
+    if (!this.enabled) throw errors.authDisabled();
+    return this.ready.tokens;
+  }
+}
