@@ -1,0 +1,68 @@
+// The checked, normalised form of a search or query request: what the executor runs. Built by
+// ./request.ts from the validated body; never sees HTTP.
+import type { OrderByInput, PointIdInput, WithPayloadSelector, WithVectorSelector } from './schemas.js';
+
+/** A query vector given inline, or the id of a point whose vector is used. */
+export type VectorSource = { kind: 'vector'; values: number[] } | { kind: 'point'; id: PointIdInput };
+
+export interface ContextPairSource {
+  positive: VectorSource;
+  negative: VectorSource;
+}
+
+export type RecommendStrategy = 'average_vector' | 'best_score' | 'sum_scores';
+
+export interface OrderBySpec {
+  key: string;
+  direction: 'asc' | 'desc';
+  startFrom?: number | string;
+}
+
+export type QueryForm =
+  | { kind: 'nearest'; target: VectorSource }
+  | { kind: 'recommend'; strategy: RecommendStrategy; positive: VectorSource[]; negative: VectorSource[] }
+  | { kind: 'discover'; target: VectorSource; pairs: ContextPairSource[] }
+  | { kind: 'context'; pairs: ContextPairSource[] }
+  | { kind: 'order_by'; orderBy: OrderBySpec }
+  | { kind: 'rrf'; k: number; weights?: number[] }
+  | { kind: 'dbsf' }
+  | { kind: 'sample' };
+
+export interface SearchTuning {
+  /** Candidate list size for the graph walk; undefined = the kernel's default. */
+  ef?: number;
+  /** True: brute force, never the graph. */
+  exact: boolean;
+}
+
+export interface LookupSpec {
+  collection: string;
+  /** Vector name in that collection; '' = its unnamed vector. */
+  vector: string;
+}
+
+export interface QueryStage {
+  /** Where this stage sits in the request, for messages: '' for the root, 'prefetch[0]' ... */
+  field: string;
+  query?: QueryForm;
+  prefetches: QueryStage[];
+  /** Vector name; '' = the unnamed vector. */
+  using: string;
+  /** The filter as sent; the filter module parses it. Undefined or null: no filter. */
+  filter?: unknown;
+  tuning: SearchTuning;
+  scoreThreshold?: number;
+  limit: number;
+  lookupFrom?: LookupSpec;
+}
+
+export interface QueryPlan extends QueryStage {
+  offset: number;
+  withPayload: WithPayloadSelector;
+  withVector: WithVectorSelector;
+}
+
+export const defaultRrfK = 2;
+export const defaultQueryLimit = 10;
+
+export type { OrderByInput };

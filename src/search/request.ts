@@ -1,0 +1,219 @@
+// Turns a validated search or query body into a QueryPlan, applying the rules a schema cannot
+// express: limits from config, `limit`/`top`, defaults, and the refusals of API.md §5 at every
+// level of nesting. Every failure is a 400 that names the field or the level.
+import { errors } from '../errors.js';
+import {
+  defaultQueryLimit,
+  defaultRrfK,
+  type ContextPairSource,
+  type QueryForm,
+  type QueryPlan,
+  type QueryStage,
+  type SearchTuning,
+  type VectorSource,
+} from './plan.js';
+import type {
+  PrefetchBody,
+  QueryBatchBody,
+  QueryInterface,
+  QueryRequestBody,
+  SearchBatchBody,
+  SearchParams,
+  SearchRequestBody,
+  VectorInput,
+} from './schemas.js';
+
+export interface RequestLimits {
+  /** Largest `limit` (and `offset`) a request may ask for. */
+  maxLimit: number;
+  /** Most searches in one batch. */
+  maxBatch: number;
+  /** Deepest prefetch nesting; bounds the work one request can cause. */
+  maxPrefetchDepth: number;
+  /** Most examples (ids or vectors) in one query form. */
+  maxExamples: number;
+}
+
+export const defaultRequestLimits: RequestLimits = { maxLimit: 10_000, maxBatch: 1_000, maxPrefetchDepth: 8, maxExamples: 1_024 };
+
+function join(prefix: string, field: string): string {
+  return prefix === '' ? field : `${prefix}.${field}`;
+}
+
+/** " (at prefetch[0])" for nested levels, nothing at the root, so root messages stay Qdrant's. */
+function where(stageField: string): string {
+  return stageField === '' ? '' : ` (at ${stageField})`;
+}
+
+function checkLimit(field: string, value: number, limits: RequestLimits): number {
+  if (value > limits.maxLimit) throw errors.invalidBodyField(field, `must be at most ${limits.maxLimit} (got ${value})`);
+  return value;
+}
+
+function tuningOf(params: SearchParams | null | undefined): SearchTuning {
+  const tuning: SearchTuning = { exact: params?.exact === true };
+  if (params?.hnsw_ef !== undefined && params.hnsw_ef !== null && params.hnsw_ef > 0) tuning.ef = params.hnsw_ef;
+  return tuning;
+}
+
+function vectorSource(input: VectorInput): VectorSource {
+  if (Array.isArray(input)) return { kind: 'vector', values: input };
+  return { kind: 'point', id: input };
+}
+
+function examples(field: string, inputs: VectorInput[] | null | undefined, limits: RequestLimits): VectorSource[] {
+  if (!inputs) return [];
+  if (inputs.length > limits.maxExamples) throw errors.invalidBodyField(field, `at most ${limits.maxExamples} examples (got ${inputs.length})`);
+  return inputs.map(vectorSource);
+}
+
+type ContextInput = { positive: VectorInput; negative: VectorInput } | { positive: VectorInput; negative: VectorInput }[] | null;
+
+function contextPairs(field: string, input: ContextInput, limits: RequestLimits): ContextPairSource[] {
+  const pairs = input === null ? [] : Array.isArray(input) ? input : [input];
+  if (pairs.length * 2 > limits.maxExamples) throw errors.invalidBodyField(field, `at most ${limits.maxExamples / 2} pairs (got ${pairs.length})`);
+  return pairs.map((pair) => ({ positive: vectorSource(pair.positive), negative: vectorSource(pair.negative) }));
+}
+
+function isVectorInput(query: QueryInterface): query is VectorInput {
+  return typeof query !== 'object' || query === null || Array.isArray(query) || typeof query === 'bigint';
+}
+
+/** The `query` field's form; `field` is where it sits, e.g. `prefetch[1].query`. */
+export function queryForm(field: string, query: QueryInterface, limits: RequestLimits = defaultRequestLimits): QueryForm {
+  if (isVectorInput(query)) return { kind: 'nearest', target: vectorSource(query) };
+  if ('nearest' in query) return { kind: 'nearest', target: vectorSource(query.nearest) };
+  if ('recommend' in query) {
+    const input = query.recommend;
+    const strategy = input.strategy ?? 'average_vector';
+    const positive = examples(`${field}.recommend.positive`, input.positive, limits);
+    const negative = examples(`${field}.recommend.negative`, input.negative, limits);
+    if (strategy === 'average_vector' && positive.length === 0) {
+      throw errors.invalidBodyField(`${field}.recommend.positive`, 'the average_vector strategy needs at least one positive example');
+    }
+    if (positive.length + negative.length === 0) {
+      throw errors.invalidBodyField(`${field}.recommend`, 'needs at least one positive or negative example');
+    }
+    return { kind: 'recommend', strategy, positive, negative };
+  }
+  if ('discover' in query) {
+    return {
+      kind: 'discover',
+      target: vectorSource(query.discover.target),
+      pairs: contextPairs(`${field}.discover.context`, query.discover.context, limits),
+    };
+  }
+  if ('context' in query) {
+    const pairs = contextPairs(`${field}.context`, query.context, limits);
+    if (pairs.length === 0) throw errors.invalidBodyField(`${field}.context`, 'needs at least one positive/negative pair');
+    return { kind: 'context', pairs };
+  }
+  if ('order_by' in query) {
+    const orderBy = query.order_by;
+    if (typeof orderBy === 'string') return { kind: 'order_by', orderBy: { key: orderBy, direction: 'asc' } };
+    return {
+      kind: 'order_by',
+      orderBy: {
+        key: orderBy.key,
+        direction: orderBy.direction ?? 'asc',
+        ...(orderBy.start_from !== undefined && orderBy.start_from !== null ? { startFrom: orderBy.start_from } : {}),
+      },
+    };
+  }
+  if ('fusion' in query) return query.fusion === 'rrf' ? { kind: 'rrf', k: defaultRrfK } : { kind: 'dbsf' };
+  if ('rrf' in query) {
+    const form: QueryForm = { kind: 'rrf', k: query.rrf.k ?? defaultRrfK };
+    if (query.rrf.weights) form.weights = query.rrf.weights;
+    return form;
+  }
+  return { kind: 'sample' };
+}
+
+function prefetchList(prefetch: PrefetchBody | PrefetchBody[] | null | undefined): PrefetchBody[] {
+  if (prefetch === undefined || prefetch === null) return [];
+  return Array.isArray(prefetch) ? prefetch : [prefetch];
+}
+
+/** One level of a query request (the root or a prefetch), with its refusals. */
+function stage(field: string, body: PrefetchBody, depth: number, limits: RequestLimits): QueryStage {
+  const bodies = prefetchList(body.prefetch);
+  if (bodies.length > 0 && depth >= limits.maxPrefetchDepth) {
+    throw errors.invalidBodyField(join(field, 'prefetch'), `prefetches nest at most ${limits.maxPrefetchDepth} levels deep`);
+  }
+  if (bodies.length > limits.maxExamples) throw errors.invalidBodyField(join(field, 'prefetch'), `at most ${limits.maxExamples} prefetches`);
+  const query = body.query === undefined || body.query === null ? undefined : queryForm(join(field, 'query'), body.query, limits);
+  const using = body.using ?? '';
+  const threshold = body.score_threshold ?? undefined;
+
+  // Qdrant's checks, in Qdrant's order, so a request with several problems gets its message.
+  if (bodies.length > 0 && query === undefined) throw errors.prefetchWithoutQuery(where(field));
+  if (threshold !== undefined) {
+    if (query === undefined) throw errors.scoreThresholdWithoutQuery(where(field));
+    if (query.kind === 'order_by') throw errors.scoreThresholdWithOrderBy(where(field));
+  }
+  const isFusion = query?.kind === 'rrf' || query?.kind === 'dbsf';
+  if (isFusion && using !== '') throw errors.fusionWithUsing(where(field));
+  if (isFusion && bodies.length === 0) throw errors.fusionWithoutPrefetch(where(field));
+  if (query?.kind === 'rrf' && query.weights && query.weights.length !== bodies.length) {
+    throw errors.invalidBodyField(`${join(field, 'query')}.rrf.weights`, `needs one weight per prefetch: got ${query.weights.length}, expected ${bodies.length}`);
+  }
+
+  const prefetches = bodies.map((child, position) => stage(`${join(field, 'prefetch')}[${position}]`, child, depth + 1, limits));
+  const result: QueryStage = {
+    field,
+    prefetches,
+    using,
+    tuning: tuningOf(body.params),
+    limit: checkLimit(join(field, 'limit'), body.limit ?? defaultQueryLimit, limits),
+  };
+  if (query !== undefined) result.query = query;
+  if (body.filter !== undefined && body.filter !== null) result.filter = body.filter;
+  if (threshold !== undefined) result.scoreThreshold = threshold;
+  if (body.lookup_from) result.lookupFrom = { collection: body.lookup_from.collection, vector: body.lookup_from.vector ?? '' };
+  return result;
+}
+
+export function queryPlan(body: QueryRequestBody, limits: RequestLimits = defaultRequestLimits, field = ''): QueryPlan {
+  const root = stage(field, body, 0, limits);
+  return {
+    ...root,
+    offset: checkLimit(join(field, 'offset'), body.offset ?? 0, limits),
+    withPayload: body.with_payload ?? false,
+    withVector: body.with_vector ?? false,
+  };
+}
+
+export function searchPlan(body: SearchRequestBody, limits: RequestLimits = defaultRequestLimits, field = ''): QueryPlan {
+  const limit = body.limit ?? body.top;
+  if (limit === undefined || limit === null) throw errors.invalidBodyField(join(field, 'limit'), 'missing required field');
+  const named = !Array.isArray(body.vector);
+  const values = Array.isArray(body.vector) ? body.vector : body.vector.vector;
+  const plan: QueryPlan = {
+    field,
+    query: { kind: 'nearest', target: { kind: 'vector', values } },
+    prefetches: [],
+    using: named ? (body.vector as { name: string }).name : '',
+    tuning: tuningOf(body.params),
+    limit: checkLimit(join(field, 'limit'), limit, limits),
+    offset: checkLimit(join(field, 'offset'), body.offset ?? 0, limits),
+    withPayload: body.with_payload ?? false,
+    withVector: body.with_vector ?? body.with_vectors ?? false,
+  };
+  if (body.filter !== undefined && body.filter !== null) plan.filter = body.filter;
+  if (body.score_threshold !== undefined && body.score_threshold !== null) plan.scoreThreshold = body.score_threshold;
+  return plan;
+}
+
+function checkBatch(count: number, limits: RequestLimits): void {
+  if (count > limits.maxBatch) throw errors.invalidBodyField('searches', `at most ${limits.maxBatch} searches per batch (got ${count})`);
+}
+
+export function searchBatchPlans(body: SearchBatchBody, limits: RequestLimits = defaultRequestLimits): QueryPlan[] {
+  checkBatch(body.searches.length, limits);
+  return body.searches.map((search, position) => searchPlan(search, limits, `searches[${position}]`));
+}
+
+export function queryBatchPlans(body: QueryBatchBody, limits: RequestLimits = defaultRequestLimits): QueryPlan[] {
+  checkBatch(body.searches.length, limits);
+  return body.searches.map((search, position) => queryPlan(search, limits, `searches[${position}]`));
+}

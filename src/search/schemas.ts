@@ -1,0 +1,204 @@
+// TypeBox schemas of the search and query requests (API.md §3, §5). They check shapes only;
+// rules that span fields (limits from config, the §5 refusals, `limit`/`top`) live in
+// ./request.ts so each can name its field. Qdrant clients send `null` for every optional field
+// they leave unset, so optionals accept null. Unknown keys are refused: a misspelt option must
+// not be silently ignored.
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+
+const strict = { additionalProperties: false } as const;
+
+/** An optional field that may also be sent as `null` (meaning "default"). */
+function Maybe<Schema extends TSchema>(schema: Schema) {
+  return Type.Optional(Type.Union([schema, Type.Null()]));
+}
+
+/**
+ * A point id as sent: an unsigned integer (bigint above 2^53, from the lossless parser) or a
+ * UUID string. The exact id rules (UUID forms, the 400 message) are applied when the id is
+ * resolved, by the points module's parser.
+ */
+export const PointIdInput = Type.Union([Type.Integer({ minimum: 0 }), Type.BigInt({ minimum: 0n }), Type.String()]);
+
+export const DenseVector = Type.Array(Type.Number(), { minItems: 1 });
+
+/** What a query may point at: a dense vector or the id of a stored point. */
+export const VectorInput = Type.Union([DenseVector, PointIdInput]);
+
+export const ContextPair = Type.Object({ positive: VectorInput, negative: VectorInput }, strict);
+const ContextInput = Type.Union([ContextPair, Type.Array(ContextPair), Type.Null()]);
+
+export const RecommendStrategy = Type.Union([
+  Type.Literal('average_vector'),
+  Type.Literal('best_score'),
+  Type.Literal('sum_scores'),
+]);
+
+export const OrderByInput = Type.Union([
+  Type.String({ minLength: 1 }),
+  Type.Object(
+    {
+      key: Type.String({ minLength: 1 }),
+      direction: Maybe(Type.Union([Type.Literal('asc'), Type.Literal('desc')])),
+      start_from: Maybe(Type.Union([Type.Number(), Type.String()])),
+    },
+    strict,
+  ),
+]);
+
+export const NearestQuery = Type.Object({ nearest: VectorInput }, strict);
+export const RecommendQuery = Type.Object(
+  {
+    recommend: Type.Object(
+      {
+        positive: Maybe(Type.Array(VectorInput)),
+        negative: Maybe(Type.Array(VectorInput)),
+        strategy: Maybe(RecommendStrategy),
+      },
+      strict,
+    ),
+  },
+  strict,
+);
+export const DiscoverQuery = Type.Object(
+  { discover: Type.Object({ target: VectorInput, context: ContextInput }, strict) },
+  strict,
+);
+export const ContextQuery = Type.Object({ context: ContextInput }, strict);
+export const OrderByQuery = Type.Object({ order_by: OrderByInput }, strict);
+export const FusionQuery = Type.Object({ fusion: Type.Union([Type.Literal('rrf'), Type.Literal('dbsf')]) }, strict);
+export const RrfQuery = Type.Object(
+  {
+    rrf: Type.Object(
+      {
+        // k = 0 would divide by zero at rank 0.
+        k: Maybe(Type.Integer({ minimum: 1, maximum: 1_000_000 })),
+        weights: Maybe(Type.Array(Type.Number({ minimum: 0 }))),
+      },
+      strict,
+    ),
+  },
+  strict,
+);
+export const SampleQuery = Type.Object({ sample: Type.Literal('random') }, strict);
+
+/** Every `query` form of API.md §5. */
+export const QueryInterface = Type.Union([
+  VectorInput,
+  NearestQuery,
+  RecommendQuery,
+  DiscoverQuery,
+  ContextQuery,
+  OrderByQuery,
+  FusionQuery,
+  RrfQuery,
+  SampleQuery,
+]);
+
+export const SearchParams = Type.Object(
+  {
+    hnsw_ef: Maybe(Type.Integer({ minimum: 0, maximum: 100_000 })),
+    exact: Maybe(Type.Boolean()),
+    // Accepted for client compatibility; the float path ignores them until quantization lands.
+    quantization: Maybe(
+      Type.Object(
+        { ignore: Maybe(Type.Boolean()), rescore: Maybe(Type.Boolean()), oversampling: Maybe(Type.Number({ minimum: 1 })) },
+        strict,
+      ),
+    ),
+    indexed_only: Maybe(Type.Boolean()),
+    acorn: Maybe(Type.Object({ enable: Maybe(Type.Boolean()), max_selectivity: Maybe(Type.Number()) }, strict)),
+  },
+  strict,
+);
+
+export const WithPayloadSelector = Type.Union([
+  Type.Boolean(),
+  Type.Array(Type.String()),
+  Type.Object({ include: Type.Array(Type.String()) }, strict),
+  Type.Object({ exclude: Type.Array(Type.String()) }, strict),
+]);
+export const WithVectorSelector = Type.Union([Type.Boolean(), Type.Array(Type.String())]);
+
+export const LookupLocation = Type.Object(
+  { collection: Type.String({ minLength: 1 }), vector: Maybe(Type.String()), shard_key: Type.Optional(Type.Unknown()) },
+  strict,
+);
+
+/** Filters are checked by the filter module, which names the offending condition. */
+const FilterInput = Type.Optional(Type.Unknown());
+
+export const LimitInput = Type.Integer({ minimum: 1 });
+
+/** The fields a prefetch shares with the request; prefetches nest. */
+function stageFields<Self extends TSchema>(self: Self) {
+  return {
+    prefetch: Maybe(Type.Union([self, Type.Array(self)])),
+    query: Maybe(QueryInterface),
+    using: Maybe(Type.String()),
+    filter: FilterInput,
+    params: Maybe(SearchParams),
+    score_threshold: Maybe(Type.Number()),
+    limit: Maybe(LimitInput),
+    lookup_from: Maybe(LookupLocation),
+  };
+}
+
+export const Prefetch = Type.Recursive((self) => Type.Object(stageFields(self), strict), { $id: 'Prefetch' });
+
+export const QueryRequest = Type.Object(
+  {
+    ...stageFields(Prefetch),
+    offset: Maybe(Type.Integer({ minimum: 0 })),
+    with_payload: Maybe(WithPayloadSelector),
+    with_vector: Maybe(WithVectorSelector),
+    // Single node: there is one shard, so a shard selector changes nothing.
+    shard_key: Type.Optional(Type.Unknown()),
+  },
+  strict,
+);
+
+export const QueryBatchRequest = Type.Object({ searches: Type.Array(QueryRequest) }, strict);
+
+export const NamedVector = Type.Object({ name: Type.String(), vector: DenseVector }, strict);
+
+export const SearchRequest = Type.Object(
+  {
+    vector: Type.Union([DenseVector, NamedVector]),
+    // `limit` is required, `top` is Qdrant's alias; request.ts insists on one of them.
+    limit: Maybe(LimitInput),
+    top: Maybe(LimitInput),
+    offset: Maybe(Type.Integer({ minimum: 0 })),
+    filter: FilterInput,
+    params: Maybe(SearchParams),
+    with_payload: Maybe(WithPayloadSelector),
+    with_vector: Maybe(WithVectorSelector),
+    with_vectors: Maybe(WithVectorSelector),
+    score_threshold: Maybe(Type.Number()),
+    shard_key: Type.Optional(Type.Unknown()),
+  },
+  strict,
+);
+
+export const SearchBatchRequest = Type.Object({ searches: Type.Array(SearchRequest) }, strict);
+
+export const CollectionParams = Type.Object({ collection_name: Type.String({ minLength: 1 }) });
+
+/** Read options (API.md §1): accepted; one node has nothing to be consistent with. */
+export const ReadQuery = Type.Object({
+  consistency: Type.Optional(Type.Union([Type.Integer({ minimum: 1 }), Type.String()])),
+  timeout: Type.Optional(Type.Integer({ minimum: 1 })),
+});
+
+export type PointIdInput = Static<typeof PointIdInput>;
+export type VectorInput = Static<typeof VectorInput>;
+export type QueryInterface = Static<typeof QueryInterface>;
+export type SearchParams = Static<typeof SearchParams>;
+export type WithPayloadSelector = Static<typeof WithPayloadSelector>;
+export type WithVectorSelector = Static<typeof WithVectorSelector>;
+export type LookupLocation = Static<typeof LookupLocation>;
+export type PrefetchBody = Static<typeof Prefetch>;
+export type QueryRequestBody = Static<typeof QueryRequest>;
+export type QueryBatchBody = Static<typeof QueryBatchRequest>;
+export type SearchRequestBody = Static<typeof SearchRequest>;
+export type SearchBatchBody = Static<typeof SearchBatchRequest>;
+export type OrderByInput = Static<typeof OrderByInput>;
