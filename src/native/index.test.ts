@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import { native, nativeErrorCode } from './index.js';
+
+function scalarDot(left: Float32Array, right: Float32Array): number {
+  let sum = 0;
+  for (let index = 0; index < left.length; index += 1) sum += left[index]! * right[index]!;
+  return sum;
+}
+
+describe('native addon', () => {
+  it('dot matches a scalar reference on awkward lengths', () => {
+    for (const length of [1, 3, 7, 15, 16, 17, 31, 100, 1536]) {
+      const left = Float32Array.from({ length }, (_, index) => Math.sin(index + 1));
+      const right = Float32Array.from({ length }, (_, index) => Math.cos(index * 0.5));
+      const expected = scalarDot(left, right);
+      expect(native.dot(left, right)).toBeCloseTo(expected, 3);
+    }
+  });
+
+  it('dot reads a subarray view without copying it first', () => {
+    const buffer = new Float32Array([9, 1, 2, 3, 9]);
+    expect(native.dot(buffer.subarray(1, 4), new Float32Array([1, 1, 1]))).toBe(6);
+  });
+
+  it('refuses vectors of different lengths with a stable error code', () => {
+    let caught: unknown;
+    try {
+      native.dot(new Float32Array(3), new Float32Array(4));
+    } catch (error) {
+      caught = error;
+    }
+    expect(nativeErrorCode(caught)).toBe('DIMENSION_MISMATCH');
+  });
+
+  it('names the instruction set it picked', () => {
+    expect(['scalar', 'avx2+fma', 'avx512f', 'neon']).toContain(native.instructionSet());
+  });
+});
