@@ -48,6 +48,11 @@ export class AdminAccount {
     return this.currentSetupCode;
   }
 
+  /** Whole seconds until `address` may try a password again (the Retry-After of a 429). */
+  retryAfterSeconds(address: string): number {
+    return this.limiter.retryAfterSeconds(address);
+  }
+
   /** Creates the admin unless one exists. `context` undefined means trusted (configuration). */
   async create(username: string, password: string, context?: BootstrapContext): Promise<void> {
     if (this.record || this.creating) throw errors.adminAlreadyExists();

@@ -16,10 +16,15 @@ export class FailedAttemptLimiter {
 
   /** Throws 429 when `address` has no attempts left in the current window. */
   assertAllowed(address: string): void {
+    const retryAfterSeconds = this.retryAfterSeconds(address);
+    if (retryAfterSeconds > 0) throw errors.tooManyLoginAttempts(retryAfterSeconds);
+  }
+
+  /** Whole seconds until `address` may try again; 0 when it may try now. */
+  retryAfterSeconds(address: string): number {
     const recent = this.recentFailures(address);
-    if (recent.length < this.attemptsPerMinute) return;
-    const retryAfterMilliseconds = recent[0]! + windowMilliseconds - this.now();
-    throw errors.tooManyLoginAttempts(Math.max(1, Math.ceil(retryAfterMilliseconds / 1000)));
+    if (recent.length < this.attemptsPerMinute) return 0;
+    return Math.max(1, Math.ceil((recent[0]! + windowMilliseconds - this.now()) / 1000));
   }
 
   recordFailure(address: string): void {

@@ -130,6 +130,10 @@ export class AuthService {
     return this.ready.admin.resetPassword(currentPassword, newPassword, address);
   }
 
+  retryAfterSeconds(address: string): number {
+    return this.loaded?.admin.retryAfterSeconds(address) ?? 0;
+  }
+
   /** Only for tests and operators' tooling in-process; never logged by the service itself. */
   get setupCode(): string | undefined {
     return this.loaded?.admin.setupCode;

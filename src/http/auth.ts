@@ -1,7 +1,9 @@
 // The auth-management endpoints (API.md §7, spec §4.1-4.4). All but admin-exists speak the auth
 // envelope `{status, message}`; handlers only translate between HTTP and the AuthService.
 import { Type, type Static } from '@sinclair/typebox';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { AuthService } from '../auth/service.js';
+import { isQuiverError } from '../errors.js';
 import { success } from './envelope.js';
 import { routeSettings } from './route-config.js';
 
@@ -36,6 +38,16 @@ function clientAddress(request: FastifyRequest): string {
   return request.ip;
 }
 
+/** Runs a password-checking call; a 429 gets the Retry-After header Qdrant clients read. */
+async function withRetryAfter<Result>(auth: AuthService, address: string, reply: FastifyReply, call: () => Promise<Result>): Promise<Result> {
+  try {
+    return await call();
+  } catch (error) {
+    if (isQuiverError(error) && error.kind === 'too_many_requests') reply.header('retry-after', String(auth.retryAfterSeconds(address)));
+    throw error;
+  }
+}
+
 const authGroup = (permission: 'public' | 'admin') => routeSettings({ permission, envelope: 'auth' });
 
 export function registerAuthRoutes(app: FastifyInstance): void {
@@ -48,27 +60,31 @@ export function registerAuthRoutes(app: FastifyInstance): void {
   app.post<{ Body: Static<typeof CreateAdminBody> }>(
     '/auth/admin',
     { config: authGroup('public'), schema: { body: CreateAdminBody } },
-    async (request) => {
+    async (request, reply) => {
       const address = clientAddress(request);
-      await auth.createAdmin(request.body.username, request.body.password, {
-        setupCode: request.body.setup_code,
-        fromLoopback: loopbackAddresses.has(address),
-        address,
-      });
+      await withRetryAfter(auth, address, reply, () =>
+        auth.createAdmin(request.body.username, request.body.password, {
+          setupCode: request.body.setup_code,
+          fromLoopback: loopbackAddresses.has(address),
+          address,
+        }),
+      );
       return { status: 'success', message: 'Admin user created' };
     },
   );
 
-  app.post<{ Body: Static<typeof LoginBody> }>('/auth/login', { config: authGroup('public'), schema: { body: LoginBody } }, async (request) => {
-    const issued = await auth.login(request.body.username, request.body.password, clientAddress(request));
+  app.post<{ Body: Static<typeof LoginBody> }>('/auth/login', { config: authGroup('public'), schema: { body: LoginBody } }, async (request, reply) => {
+    const address = clientAddress(request);
+    const issued = await withRetryAfter(auth, address, reply, () => auth.login(request.body.username, request.body.password, address));
     return { status: 'success', token: issued.token, token_type: 'Bearer', expires_at: new Date(issued.expires_at_ms).toISOString() };
   });
 
   app.post<{ Body: Static<typeof ResetPasswordBody> }>(
     '/auth/admin/reset_password',
     { config: authGroup('admin'), schema: { body: ResetPasswordBody } },
-    async (request) => {
-      await auth.resetPassword(request.body.current_password, request.body.new_password, clientAddress(request));
+    async (request, reply) => {
+      const address = clientAddress(request);
+      await withRetryAfter(auth, address, reply, () => auth.resetPassword(request.body.current_password, request.body.new_password, address));
       return { status: 'success', message: 'Password changed; every JWT issued before now is revoked' };
     },
   );
