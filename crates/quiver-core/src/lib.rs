@@ -1,4 +1,18 @@
 //! QuiverDB's vector kernel. Pure Rust with no Node dependency, so it is tested with `cargo test`
 //! and bound to JavaScript only through the thin `quiver-node` crate.
 
+pub mod bitset;
+pub mod brute_force;
+pub mod checkpoint;
+pub mod crc32;
 pub mod distance;
+pub mod error;
+pub mod index;
+pub mod rows;
+pub mod store;
+pub mod top_k;
+
+pub use bitset::AllowedSlots;
+pub use distance::Metric;
+pub use error::{ErrorCode, KernelError, KernelResult};
+pub use index::{Hit, IndexParams, IndexStats, SearchParams, VectorIndex};

@@ -1,11 +1,16 @@
 //! Thin napi-rs bindings: typed arrays in, numbers and typed arrays out. All logic lives in
-//! `quiver-core`; this crate converts types and maps errors to stable codes.
+//! `quiver-core`; this crate converts types, moves heavy work off the JS thread and maps
+//! errors to stable codes.
+
+mod errors;
+mod index;
+mod tasks;
 
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
 /// Dot product of two equal-length Float32Arrays, read in place without copying.
-#[napi]
+#[napi(catch_unwind)]
 pub fn dot(left: Float32Array, right: Float32Array) -> Result<f64> {
     if left.len() != right.len() {
         return Err(Error::new(

@@ -1,33 +1,278 @@
-//! Distance kernels: a scalar reference for each metric and SIMD versions chosen once at run
-//! time. Callers resolve a kernel with `dot_kernel()` and keep the function pointer, so the hot
-//! loop pays no feature check per call.
+//! Distance kernels: a scalar reference for each primitive and SIMD versions chosen once per
+//! index (`Space::new`), so the hot loop calls a stored function pointer and pays no feature
+//! check per call.
+//!
+//! Inside the kernel every metric is a distance where smaller is better (Cosine/Dot: the
+//! negated dot product, Euclid: the squared L2 distance, Manhattan: L1); `Space::score` turns
+//! it into the wire convention of API.md once per returned hit.
 
 pub mod scalar;
 
 #[cfg(target_arch = "x86_64")]
 mod x86;
 
-/// A distance kernel over two equal-length slices.
+#[cfg(target_arch = "aarch64")]
+mod neon;
+
+/// A kernel over two equal-length slices.
 pub type Kernel = fn(&[f32], &[f32]) -> f32;
+
+/// One set of primitive kernels for an instruction set.
+#[derive(Clone, Copy)]
+pub struct Kernels {
+    pub dot: Kernel,
+    pub l2_squared: Kernel,
+    pub l1: Kernel,
+}
+
+pub const SCALAR: Kernels = Kernels { dot: scalar::dot, l2_squared: scalar::l2_squared, l1: scalar::l1 };
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Metric {
+    Cosine,
+    Dot,
+    Euclid,
+    Manhattan,
+}
+
+impl Metric {
+    pub fn parse(name: &str) -> Option<Metric> {
+        match name {
+            "Cosine" => Some(Metric::Cosine),
+            "Dot" => Some(Metric::Dot),
+            "Euclid" => Some(Metric::Euclid),
+            "Manhattan" => Some(Metric::Manhattan),
+            _ => None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Metric::Cosine => "Cosine",
+            Metric::Dot => "Dot",
+            Metric::Euclid => "Euclid",
+            Metric::Manhattan => "Manhattan",
+        }
+    }
+
+    /// Stable number used in checkpoints.
+    pub fn code(self) -> u8 {
+        match self {
+            Metric::Cosine => 1,
+            Metric::Dot => 2,
+            Metric::Euclid => 3,
+            Metric::Manhattan => 4,
+        }
+    }
+
+    pub fn from_code(code: u8) -> Option<Metric> {
+        match code {
+            1 => Some(Metric::Cosine),
+            2 => Some(Metric::Dot),
+            3 => Some(Metric::Euclid),
+            4 => Some(Metric::Manhattan),
+            _ => None,
+        }
+    }
+}
+
+/// Instruction sets a kernel can be built for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InstructionSet {
+    Scalar,
+    Avx2Fma,
+    Avx512,
+    Neon,
+}
+
+impl InstructionSet {
+    pub fn name(self) -> &'static str {
+        match self {
+            InstructionSet::Scalar => "scalar",
+            InstructionSet::Avx2Fma => "avx2+fma",
+            InstructionSet::Avx512 => "avx512f",
+            InstructionSet::Neon => "neon",
+        }
+    }
+
+    /// The best instruction set this CPU supports.
+    pub fn detect() -> InstructionSet {
+        available().last().copied().unwrap_or(InstructionSet::Scalar)
+    }
+
+    /// The kernels for this instruction set, or None when the CPU lacks it.
+    pub fn kernels(self) -> Option<Kernels> {
+        match self {
+            InstructionSet::Scalar => Some(SCALAR),
+            #[cfg(target_arch = "x86_64")]
+            InstructionSet::Avx2Fma => x86::avx2_available().then_some(x86::AVX2),
+            #[cfg(target_arch = "x86_64")]
+            InstructionSet::Avx512 => x86::avx512_available().then_some(x86::AVX512),
+            #[cfg(target_arch = "aarch64")]
+            InstructionSet::Neon => Some(neon::NEON),
+            #[allow(unreachable_patterns)]
+            _ => None,
+        }
+    }
+}
+
+/// Every instruction set usable on this CPU, slowest first.
+pub fn available() -> Vec<InstructionSet> {
+    [InstructionSet::Scalar, InstructionSet::Neon, InstructionSet::Avx2Fma, InstructionSet::Avx512]
+        .into_iter()
+        .filter(|set| set.kernels().is_some())
+        .collect()
+}
+
+/// Name of the instruction set the kernel picks on this CPU, for logs and benchmarks.
+pub fn instruction_set() -> &'static str {
+    InstructionSet::detect().name()
+}
 
 /// The fastest dot-product kernel this CPU supports.
 pub fn dot_kernel() -> Kernel {
-    #[cfg(target_arch = "x86_64")]
-    {
-        if let Some(kernel) = x86::dot_kernel() {
-            return kernel;
-        }
-    }
-    scalar::dot
+    InstructionSet::detect().kernels().unwrap_or(SCALAR).dot
 }
 
-/// Name of the instruction set behind `dot_kernel()`, for logs and benchmarks.
-pub fn instruction_set() -> &'static str {
-    #[cfg(target_arch = "x86_64")]
-    {
-        if x86::dot_kernel().is_some() {
-            return "avx2+fma";
+/// A metric bound to the kernel that computes it: resolved once, copied into each index.
+#[derive(Clone, Copy)]
+pub struct Space {
+    pub metric: Metric,
+    kernel: Kernel,
+    negate: bool,
+}
+
+impl Space {
+    pub fn new(metric: Metric) -> Space {
+        Space::with_instruction_set(metric, InstructionSet::detect())
+    }
+
+    pub fn with_instruction_set(metric: Metric, set: InstructionSet) -> Space {
+        let kernels = set.kernels().unwrap_or(SCALAR);
+        match metric {
+            Metric::Cosine | Metric::Dot => Space { metric, kernel: kernels.dot, negate: true },
+            Metric::Euclid => Space { metric, kernel: kernels.l2_squared, negate: false },
+            Metric::Manhattan => Space { metric, kernel: kernels.l1, negate: false },
         }
     }
-    "scalar"
+
+    /// Internal distance: smaller is better for every metric.
+    #[inline(always)]
+    pub fn distance(&self, left: &[f32], right: &[f32]) -> f32 {
+        let value = (self.kernel)(left, right);
+        if self.negate {
+            -value
+        } else {
+            value
+        }
+    }
+
+    /// The wire score (API.md): similarity for Cosine/Dot, L2 / L1 distance otherwise.
+    #[inline]
+    pub fn score(&self, distance: f32) -> f32 {
+        match self.metric {
+            Metric::Cosine | Metric::Dot => -distance,
+            Metric::Euclid => distance.max(0.0).sqrt(),
+            Metric::Manhattan => distance,
+        }
+    }
+
+    /// Cosine vectors are stored and queried unit-length; other metrics keep them as given.
+    /// A zero vector stays zero (its cosine with anything is 0), never NaN.
+    pub fn prepare(&self, vector: &mut [f32]) {
+        if self.metric != Metric::Cosine {
+            return;
+        }
+        let norm = scalar::dot(vector, vector).sqrt();
+        if norm > 0.0 && norm.is_finite() {
+            let inverse = 1.0 / norm;
+            for value in vector.iter_mut() {
+                *value *= inverse;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const LENGTHS: [usize; 9] = [1, 3, 7, 15, 16, 17, 31, 100, 1536];
+
+    fn sample(length: usize, seed: u32) -> Vec<f32> {
+        (0..length)
+            .map(|i| (((i as u32).wrapping_mul(2654435761).wrapping_add(seed.wrapping_mul(40503))) % 1000) as f32 / 500.0 - 1.0)
+            .collect()
+    }
+
+    fn close(expected: f32, actual: f32) -> bool {
+        (expected - actual).abs() <= 1e-4 * (1.0 + expected.abs())
+    }
+
+    #[test]
+    fn every_simd_kernel_matches_scalar_on_awkward_lengths() {
+        let sets = available();
+        assert!(sets.contains(&InstructionSet::Scalar));
+        for set in sets {
+            let kernels = set.kernels().unwrap();
+            for length in LENGTHS {
+                let (a, b) = (sample(length, 1), sample(length, 7));
+                for (name, reference, candidate) in [
+                    ("dot", scalar::dot as Kernel, kernels.dot),
+                    ("l2_squared", scalar::l2_squared as Kernel, kernels.l2_squared),
+                    ("l1", scalar::l1 as Kernel, kernels.l1),
+                ] {
+                    let (expected, actual) = (reference(&a, &b), candidate(&a, &b));
+                    assert!(close(expected, actual), "{} {name} length {length}: {expected} vs {actual}", set.name());
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn simd_kernels_read_only_their_slice_inside_a_larger_buffer() {
+        // Poison around the slice: a kernel reading past its end would pick it up.
+        let mut buffer = vec![1e9f32; 64];
+        for (offset, value) in sample(17, 3).into_iter().enumerate() {
+            buffer[5 + offset] = value;
+        }
+        let other = sample(17, 9);
+        for set in available() {
+            let kernels = set.kernels().unwrap();
+            let expected = scalar::dot(&buffer[5..22], &other);
+            assert!(close(expected, (kernels.dot)(&buffer[5..22], &other)), "{}", set.name());
+        }
+    }
+
+    #[test]
+    fn this_machine_picks_the_widest_instruction_set_it_has() {
+        #[cfg(target_arch = "x86_64")]
+        if std::is_x86_feature_detected!("avx512f") {
+            assert_eq!(InstructionSet::detect(), InstructionSet::Avx512);
+        }
+        assert!(InstructionSet::detect().kernels().is_some());
+    }
+
+    #[test]
+    fn scores_follow_the_wire_convention() {
+        let a = [3.0f32, 0.0];
+        let b = [0.0f32, 4.0];
+        assert_eq!(Space::new(Metric::Dot).score(Space::new(Metric::Dot).distance(&a, &b)), 0.0);
+        let euclid = Space::new(Metric::Euclid);
+        assert!((euclid.score(euclid.distance(&a, &b)) - 5.0).abs() < 1e-6);
+        let manhattan = Space::new(Metric::Manhattan);
+        assert!((manhattan.score(manhattan.distance(&a, &b)) - 7.0).abs() < 1e-6);
+        let cosine = Space::new(Metric::Cosine);
+        let (mut x, mut y) = (vec![2.0f32, 0.0], vec![1.0f32, 1.0]);
+        cosine.prepare(&mut x);
+        cosine.prepare(&mut y);
+        assert!((cosine.score(cosine.distance(&x, &y)) - std::f32::consts::FRAC_1_SQRT_2).abs() < 1e-6);
+    }
+
+    #[test]
+    fn cosine_leaves_a_zero_vector_zero() {
+        let mut zero = vec![0.0f32; 4];
+        Space::new(Metric::Cosine).prepare(&mut zero);
+        assert!(zero.iter().all(|v| *v == 0.0));
+    }
 }

@@ -1,58 +1,226 @@
 //! x86-64 kernels behind `#[target_feature]`, reachable only after run-time detection.
+//! Each public wrapper checks the lengths (so the unchecked pointer reads stay in bounds) and
+//! is only handed out by `kernels` after the features were detected.
 
+use super::Kernels;
 use std::arch::x86_64::*;
 
-pub fn dot_kernel() -> Option<super::Kernel> {
-    if is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma") {
-        Some(dot_avx2)
-    } else {
-        None
-    }
+pub fn avx2_available() -> bool {
+    is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma")
 }
+
+pub fn avx512_available() -> bool {
+    is_x86_feature_detected!("avx512f")
+}
+
+pub const AVX2: Kernels = Kernels { dot: dot_avx2, l2_squared: l2_squared_avx2, l1: l1_avx2 };
+pub const AVX512: Kernels = Kernels { dot: dot_avx512, l2_squared: l2_squared_avx512, l1: l1_avx512 };
 
 fn dot_avx2(left: &[f32], right: &[f32]) -> f32 {
     assert_eq!(left.len(), right.len(), "dot: length mismatch");
-    // SAFETY: this function is only handed out by `dot_kernel` after AVX2 and FMA were detected.
+    // SAFETY: handed out only after AVX2 and FMA were detected; lengths checked above.
     unsafe { dot_avx2_unchecked(left, right) }
 }
 
+fn l2_squared_avx2(left: &[f32], right: &[f32]) -> f32 {
+    assert_eq!(left.len(), right.len(), "l2_squared: length mismatch");
+    // SAFETY: as in dot_avx2.
+    unsafe { l2_squared_avx2_unchecked(left, right) }
+}
+
+fn l1_avx2(left: &[f32], right: &[f32]) -> f32 {
+    assert_eq!(left.len(), right.len(), "l1: length mismatch");
+    // SAFETY: as in dot_avx2.
+    unsafe { l1_avx2_unchecked(left, right) }
+}
+
+fn dot_avx512(left: &[f32], right: &[f32]) -> f32 {
+    assert_eq!(left.len(), right.len(), "dot: length mismatch");
+    // SAFETY: handed out only after AVX-512F was detected; lengths checked above.
+    unsafe { dot_avx512_unchecked(left, right) }
+}
+
+fn l2_squared_avx512(left: &[f32], right: &[f32]) -> f32 {
+    assert_eq!(left.len(), right.len(), "l2_squared: length mismatch");
+    // SAFETY: as in dot_avx512.
+    unsafe { l2_squared_avx512_unchecked(left, right) }
+}
+
+fn l1_avx512(left: &[f32], right: &[f32]) -> f32 {
+    assert_eq!(left.len(), right.len(), "l1: length mismatch");
+    // SAFETY: as in dot_avx512.
+    unsafe { l1_avx512_unchecked(left, right) }
+}
+
+#[target_feature(enable = "avx2,fma")]
+unsafe fn horizontal_sum_256(value: __m256) -> f32 {
+    let high = _mm256_extractf128_ps(value, 1);
+    let low = _mm256_castps256_ps128(value);
+    let sum = _mm_add_ps(high, low);
+    let shuffled = _mm_movehdup_ps(sum);
+    let sums = _mm_add_ps(sum, shuffled);
+    let moved = _mm_movehl_ps(shuffled, sums);
+    _mm_cvtss_f32(_mm_add_ss(sums, moved))
+}
+
+// Two accumulators hide the FMA latency; 16 floats per step.
 #[target_feature(enable = "avx2,fma")]
 unsafe fn dot_avx2_unchecked(left: &[f32], right: &[f32]) -> f32 {
     let length = left.len();
-    let chunks = length / 8;
-    let mut sum = _mm256_setzero_ps();
-    for chunk in 0..chunks {
-        let offset = chunk * 8;
-        let a = _mm256_loadu_ps(left.as_ptr().add(offset));
-        let b = _mm256_loadu_ps(right.as_ptr().add(offset));
-        sum = _mm256_fmadd_ps(a, b, sum);
+    let (a, b) = (left.as_ptr(), right.as_ptr());
+    let mut sum0 = _mm256_setzero_ps();
+    let mut sum1 = _mm256_setzero_ps();
+    let mut offset = 0;
+    while offset + 16 <= length {
+        sum0 = _mm256_fmadd_ps(_mm256_loadu_ps(a.add(offset)), _mm256_loadu_ps(b.add(offset)), sum0);
+        sum1 = _mm256_fmadd_ps(_mm256_loadu_ps(a.add(offset + 8)), _mm256_loadu_ps(b.add(offset + 8)), sum1);
+        offset += 16;
     }
-    let mut lanes = [0f32; 8];
-    _mm256_storeu_ps(lanes.as_mut_ptr(), sum);
-    let mut total: f32 = lanes.iter().sum();
-    for index in chunks * 8..length {
-        total += left[index] * right[index];
+    if offset + 8 <= length {
+        sum0 = _mm256_fmadd_ps(_mm256_loadu_ps(a.add(offset)), _mm256_loadu_ps(b.add(offset)), sum0);
+        offset += 8;
+    }
+    let mut total = horizontal_sum_256(_mm256_add_ps(sum0, sum1));
+    while offset < length {
+        total += *a.add(offset) * *b.add(offset);
+        offset += 1;
     }
     total
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::distance::scalar;
-
-    fn sample(length: usize, seed: u32) -> Vec<f32> {
-        (0..length).map(|i| (((i as u32).wrapping_mul(2654435761).wrapping_add(seed)) % 1000) as f32 / 500.0 - 1.0).collect()
+#[target_feature(enable = "avx2,fma")]
+unsafe fn l2_squared_avx2_unchecked(left: &[f32], right: &[f32]) -> f32 {
+    let length = left.len();
+    let (a, b) = (left.as_ptr(), right.as_ptr());
+    let mut sum0 = _mm256_setzero_ps();
+    let mut sum1 = _mm256_setzero_ps();
+    let mut offset = 0;
+    while offset + 16 <= length {
+        let d0 = _mm256_sub_ps(_mm256_loadu_ps(a.add(offset)), _mm256_loadu_ps(b.add(offset)));
+        let d1 = _mm256_sub_ps(_mm256_loadu_ps(a.add(offset + 8)), _mm256_loadu_ps(b.add(offset + 8)));
+        sum0 = _mm256_fmadd_ps(d0, d0, sum0);
+        sum1 = _mm256_fmadd_ps(d1, d1, sum1);
+        offset += 16;
     }
+    if offset + 8 <= length {
+        let d0 = _mm256_sub_ps(_mm256_loadu_ps(a.add(offset)), _mm256_loadu_ps(b.add(offset)));
+        sum0 = _mm256_fmadd_ps(d0, d0, sum0);
+        offset += 8;
+    }
+    let mut total = horizontal_sum_256(_mm256_add_ps(sum0, sum1));
+    while offset < length {
+        let difference = *a.add(offset) - *b.add(offset);
+        total += difference * difference;
+        offset += 1;
+    }
+    total
+}
 
-    #[test]
-    fn avx2_dot_matches_scalar_on_awkward_lengths() {
-        let Some(kernel) = dot_kernel() else { return };
-        for length in [1usize, 3, 7, 15, 16, 17, 31, 100, 1536] {
-            let (a, b) = (sample(length, 1), sample(length, 7));
-            let expected = scalar::dot(&a, &b);
-            let actual = kernel(&a, &b);
-            assert!((expected - actual).abs() <= 1e-4 * (1.0 + expected.abs()), "length {length}: {expected} vs {actual}");
-        }
+#[target_feature(enable = "avx2,fma")]
+unsafe fn l1_avx2_unchecked(left: &[f32], right: &[f32]) -> f32 {
+    let length = left.len();
+    let (a, b) = (left.as_ptr(), right.as_ptr());
+    // Clearing the sign bit is the absolute value.
+    let sign = _mm256_set1_ps(-0.0);
+    let mut sum0 = _mm256_setzero_ps();
+    let mut sum1 = _mm256_setzero_ps();
+    let mut offset = 0;
+    while offset + 16 <= length {
+        let d0 = _mm256_sub_ps(_mm256_loadu_ps(a.add(offset)), _mm256_loadu_ps(b.add(offset)));
+        let d1 = _mm256_sub_ps(_mm256_loadu_ps(a.add(offset + 8)), _mm256_loadu_ps(b.add(offset + 8)));
+        sum0 = _mm256_add_ps(sum0, _mm256_andnot_ps(sign, d0));
+        sum1 = _mm256_add_ps(sum1, _mm256_andnot_ps(sign, d1));
+        offset += 16;
+    }
+    if offset + 8 <= length {
+        let d0 = _mm256_sub_ps(_mm256_loadu_ps(a.add(offset)), _mm256_loadu_ps(b.add(offset)));
+        sum0 = _mm256_add_ps(sum0, _mm256_andnot_ps(sign, d0));
+        offset += 8;
+    }
+    let mut total = horizontal_sum_256(_mm256_add_ps(sum0, sum1));
+    while offset < length {
+        total += (*a.add(offset) - *b.add(offset)).abs();
+        offset += 1;
+    }
+    total
+}
+
+// AVX-512: the tail is one masked load (masked-off lanes read as zero and are never touched
+// in memory), so there is no scalar loop.
+#[target_feature(enable = "avx512f")]
+unsafe fn dot_avx512_unchecked(left: &[f32], right: &[f32]) -> f32 {
+    let length = left.len();
+    let (a, b) = (left.as_ptr(), right.as_ptr());
+    let mut sum0 = _mm512_setzero_ps();
+    let mut sum1 = _mm512_setzero_ps();
+    let mut offset = 0;
+    while offset + 32 <= length {
+        sum0 = _mm512_fmadd_ps(_mm512_loadu_ps(a.add(offset)), _mm512_loadu_ps(b.add(offset)), sum0);
+        sum1 = _mm512_fmadd_ps(_mm512_loadu_ps(a.add(offset + 16)), _mm512_loadu_ps(b.add(offset + 16)), sum1);
+        offset += 32;
+    }
+    while offset < length {
+        let mask = tail_mask(length - offset);
+        let x = _mm512_maskz_loadu_ps(mask, a.add(offset));
+        let y = _mm512_maskz_loadu_ps(mask, b.add(offset));
+        sum0 = _mm512_fmadd_ps(x, y, sum0);
+        offset += 16;
+    }
+    _mm512_reduce_add_ps(_mm512_add_ps(sum0, sum1))
+}
+
+#[target_feature(enable = "avx512f")]
+unsafe fn l2_squared_avx512_unchecked(left: &[f32], right: &[f32]) -> f32 {
+    let length = left.len();
+    let (a, b) = (left.as_ptr(), right.as_ptr());
+    let mut sum0 = _mm512_setzero_ps();
+    let mut sum1 = _mm512_setzero_ps();
+    let mut offset = 0;
+    while offset + 32 <= length {
+        let d0 = _mm512_sub_ps(_mm512_loadu_ps(a.add(offset)), _mm512_loadu_ps(b.add(offset)));
+        let d1 = _mm512_sub_ps(_mm512_loadu_ps(a.add(offset + 16)), _mm512_loadu_ps(b.add(offset + 16)));
+        sum0 = _mm512_fmadd_ps(d0, d0, sum0);
+        sum1 = _mm512_fmadd_ps(d1, d1, sum1);
+        offset += 32;
+    }
+    while offset < length {
+        let mask = tail_mask(length - offset);
+        let d = _mm512_sub_ps(_mm512_maskz_loadu_ps(mask, a.add(offset)), _mm512_maskz_loadu_ps(mask, b.add(offset)));
+        sum0 = _mm512_fmadd_ps(d, d, sum0);
+        offset += 16;
+    }
+    _mm512_reduce_add_ps(_mm512_add_ps(sum0, sum1))
+}
+
+#[target_feature(enable = "avx512f")]
+unsafe fn l1_avx512_unchecked(left: &[f32], right: &[f32]) -> f32 {
+    let length = left.len();
+    let (a, b) = (left.as_ptr(), right.as_ptr());
+    let mut sum0 = _mm512_setzero_ps();
+    let mut sum1 = _mm512_setzero_ps();
+    let mut offset = 0;
+    while offset + 32 <= length {
+        let d0 = _mm512_sub_ps(_mm512_loadu_ps(a.add(offset)), _mm512_loadu_ps(b.add(offset)));
+        let d1 = _mm512_sub_ps(_mm512_loadu_ps(a.add(offset + 16)), _mm512_loadu_ps(b.add(offset + 16)));
+        sum0 = _mm512_add_ps(sum0, _mm512_abs_ps(d0));
+        sum1 = _mm512_add_ps(sum1, _mm512_abs_ps(d1));
+        offset += 32;
+    }
+    while offset < length {
+        let mask = tail_mask(length - offset);
+        let d = _mm512_sub_ps(_mm512_maskz_loadu_ps(mask, a.add(offset)), _mm512_maskz_loadu_ps(mask, b.add(offset)));
+        sum0 = _mm512_add_ps(sum0, _mm512_abs_ps(d));
+        offset += 16;
+    }
+    _mm512_reduce_add_ps(_mm512_add_ps(sum0, sum1))
+}
+
+/// Lanes to load for the last (possibly partial) 16-float block.
+#[inline(always)]
+fn tail_mask(remaining: usize) -> __mmask16 {
+    if remaining >= 16 {
+        0xFFFF
+    } else {
+        ((1u32 << remaining) - 1) as __mmask16
     }
 }

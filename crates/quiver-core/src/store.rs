@@ -1,0 +1,213 @@
+//! The vector store: slot -> row table over an append-only arena of rows.
+//!
+//! A row is written once, then published by storing its number in the slot table (Release);
+//! a reader that sees the number (Acquire) sees the whole vector. Re-upserting a slot writes a
+//! new row and republishes, so no reader ever sees a half-written vector and no lock is needed
+//! to read. Replaced rows are garbage until compaction rebuilds the store.
+//! Deleted slots keep their row (the graph still walks through them) with a tombstone bit.
+
+use crate::distance::Space;
+use crate::rows::Rows;
+use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
+
+const DELETED: u32 = 1 << 31;
+const ROW_MASK: u32 = DELETED - 1;
+/// Rows are stored +1 so that zero (fresh memory) means "no vector".
+const MAX_ROWS: u32 = ROW_MASK - 1;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SlotState {
+    Empty,
+    Live,
+    Deleted,
+}
+
+pub struct VectorStore {
+    dimension: usize,
+    space: Space,
+    arena: Rows<f32>,
+    slots: Rows<AtomicU32>,
+    /// Rows handed out; written only by the single writer (the caller holds the write gate).
+    next_row: AtomicU32,
+    /// One past the highest slot ever written.
+    slot_bound: AtomicU32,
+    live: AtomicUsize,
+    deleted: AtomicUsize,
+}
+
+impl VectorStore {
+    pub fn new(dimension: usize, space: Space) -> VectorStore {
+        VectorStore {
+            dimension,
+            space,
+            arena: Rows::new(dimension),
+            slots: Rows::new(1),
+            next_row: AtomicU32::new(0),
+            slot_bound: AtomicU32::new(0),
+            live: AtomicUsize::new(0),
+            deleted: AtomicUsize::new(0),
+        }
+    }
+
+    pub fn dimension(&self) -> usize {
+        self.dimension
+    }
+
+    pub fn space(&self) -> &Space {
+        &self.space
+    }
+
+    #[inline(always)]
+    fn entry(&self, slot: u32) -> u32 {
+        match self.slots.get(slot as usize) {
+            Some(cell) => cell[0].load(Ordering::Acquire),
+            None => 0,
+        }
+    }
+
+    #[inline(always)]
+    pub fn state(&self, slot: u32) -> SlotState {
+        let entry = self.entry(slot);
+        if entry == 0 {
+            SlotState::Empty
+        } else if entry & DELETED != 0 {
+            SlotState::Deleted
+        } else {
+            SlotState::Live
+        }
+    }
+
+    #[inline(always)]
+    pub fn is_live(&self, slot: u32) -> bool {
+        let entry = self.entry(slot);
+        entry != 0 && entry & DELETED == 0
+    }
+
+    /// The vector of a live or deleted slot (deleted ones are still walked through).
+    #[inline(always)]
+    pub fn vector(&self, slot: u32) -> Option<&[f32]> {
+        let entry = self.entry(slot);
+        if entry == 0 {
+            return None;
+        }
+        Some(self.arena.row(((entry & ROW_MASK) - 1) as usize))
+    }
+
+    /// Distance from `query` to `slot`'s vector; the slot must hold one.
+    #[inline(always)]
+    pub fn distance_to(&self, query: &[f32], slot: u32) -> f32 {
+        match self.vector(slot) {
+            Some(vector) => self.space.distance(query, vector),
+            None => f32::INFINITY,
+        }
+    }
+
+    #[inline(always)]
+    pub fn distance_between(&self, left: u32, right: u32) -> f32 {
+        match (self.vector(left), self.vector(right)) {
+            (Some(a), Some(b)) => self.space.distance(a, b),
+            _ => f32::INFINITY,
+        }
+    }
+
+    pub fn slot_bound(&self) -> u32 {
+        self.slot_bound.load(Ordering::Acquire)
+    }
+
+    pub fn live_count(&self) -> usize {
+        self.live.load(Ordering::Acquire)
+    }
+
+    pub fn deleted_count(&self) -> usize {
+        self.deleted.load(Ordering::Acquire)
+    }
+
+    /// Rows written that no slot points to any more (replaced vectors).
+    pub fn garbage_rows(&self) -> usize {
+        (self.next_row.load(Ordering::Acquire) as usize).saturating_sub(self.live_count() + self.deleted_count())
+    }
+
+    pub fn memory_bytes(&self) -> usize {
+        self.arena.allocated_bytes() + self.slots.allocated_bytes()
+    }
+
+    /// Writes `vector` (already prepared for the metric) as the slot's vector.
+    /// Only one writer at a time: the index serialises calls through its write gate.
+    pub fn put(&self, slot: u32, vector: &[f32]) -> SlotState {
+        debug_assert_eq!(vector.len(), self.dimension);
+        let row = self.next_row.load(Ordering::Relaxed);
+        assert!(row < MAX_ROWS, "vector arena is full");
+        self.arena.ensure(row as usize);
+        // SAFETY: row `row` is fresh: no slot points to it yet, so nobody else can read it.
+        unsafe { self.arena.row_mut(row as usize) }.copy_from_slice(vector);
+        self.next_row.store(row + 1, Ordering::Release);
+        self.slots.ensure(slot as usize);
+        let previous = self.slots.row(slot as usize)[0].swap(row + 1, Ordering::AcqRel);
+        let previous_state = if previous == 0 {
+            SlotState::Empty
+        } else if previous & DELETED != 0 {
+            SlotState::Deleted
+        } else {
+            SlotState::Live
+        };
+        match previous_state {
+            SlotState::Empty => {
+                self.live.fetch_add(1, Ordering::AcqRel);
+            }
+            SlotState::Deleted => {
+                self.deleted.fetch_sub(1, Ordering::AcqRel);
+                self.live.fetch_add(1, Ordering::AcqRel);
+            }
+            SlotState::Live => {}
+        }
+        self.slot_bound.fetch_max(slot + 1, Ordering::AcqRel);
+        previous_state
+    }
+
+    /// Tombstones a live slot; returns whether it was live.
+    pub fn delete(&self, slot: u32) -> bool {
+        let Some(cell) = self.slots.get(slot as usize) else { return false };
+        let entry = cell[0].load(Ordering::Acquire);
+        if entry == 0 || entry & DELETED != 0 {
+            return false;
+        }
+        cell[0].store(entry | DELETED, Ordering::Release);
+        self.live.fetch_sub(1, Ordering::AcqRel);
+        self.deleted.fetch_add(1, Ordering::AcqRel);
+        true
+    }
+
+    /// Writes a tombstoned vector directly (checkpoint load).
+    pub fn put_deleted(&self, slot: u32, vector: &[f32]) {
+        self.put(slot, vector);
+        self.delete(slot);
+    }
+
+    /// Prepares a caller's vector for this metric (Cosine: unit length).
+    pub fn prepare(&self, vector: &mut [f32]) {
+        self.space.prepare(vector);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::distance::Metric;
+
+    #[test]
+    fn store_replaces_deletes_and_revives_slots() {
+        let store = VectorStore::new(2, Space::new(Metric::Dot));
+        assert_eq!(store.put(5, &[1.0, 2.0]), SlotState::Empty);
+        assert_eq!(store.put(5, &[3.0, 4.0]), SlotState::Live);
+        assert_eq!(store.vector(5), Some(&[3.0f32, 4.0][..]));
+        assert_eq!((store.live_count(), store.garbage_rows(), store.slot_bound()), (1, 1, 6));
+        assert!(store.delete(5));
+        assert!(!store.delete(5));
+        assert_eq!(store.state(5), SlotState::Deleted);
+        assert_eq!(store.vector(5), Some(&[3.0f32, 4.0][..]));
+        assert_eq!(store.put(5, &[5.0, 6.0]), SlotState::Deleted);
+        assert_eq!((store.live_count(), store.deleted_count()), (1, 0));
+        assert_eq!(store.state(4), SlotState::Empty);
+        assert_eq!(store.state(1 << 30), SlotState::Empty);
+    }
+}

@@ -1,0 +1,242 @@
+//! `NativeVectorIndex`: the JS class over one `quiver_core::VectorIndex`. Methods either
+//! answer at once from lock-free reads (has, vectors, stats) or hand work to an AsyncTask
+//! (upsert, delete, search, save, load). src/native/index.ts wraps it in the typed
+//! `VectorIndex` contract.
+
+use crate::errors::{closed, guarded, invalid, to_napi};
+use crate::tasks::{DeleteTask, LoadTask, SaveTask, SearchTask, UpsertTask, WaitIndexedTask};
+use napi::bindgen_prelude::*;
+use napi_derive::napi;
+use quiver_core::{IndexParams, Metric, VectorIndex};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::{Arc, Mutex};
+
+#[napi(object)]
+pub struct NativeSearchResult {
+    pub slots: Uint32Array,
+    pub scores: Float32Array,
+}
+
+/// Batch results flattened: `counts[i]` hits of query i follow those of query i - 1.
+#[napi(object)]
+pub struct NativeBatchResult {
+    pub slots: Uint32Array,
+    pub scores: Float32Array,
+    pub counts: Uint32Array,
+}
+
+#[napi(object)]
+pub struct NativeStats {
+    pub count: f64,
+    pub indexed_count: f64,
+    pub deleted_count: f64,
+    pub memory_bytes: f64,
+}
+
+/// Bytes last reported to V8 for one index, so each report sends only the change.
+#[derive(Clone, Default)]
+pub struct MemoryReport {
+    reported: Arc<AtomicI64>,
+}
+
+impl MemoryReport {
+    pub fn report(&self, env: &Env, index: &VectorIndex) {
+        self.set(env, index.stats().memory_bytes as i64);
+    }
+
+    fn set(&self, env: &Env, bytes: i64) {
+        let previous = self.reported.swap(bytes, Ordering::AcqRel);
+        if bytes != previous {
+            let _ = env.adjust_external_memory(bytes - previous);
+        }
+    }
+}
+
+#[napi(custom_finalize)]
+pub struct NativeVectorIndex {
+    // The lock guards only taking or cloning the Arc (nanoseconds), never kernel work.
+    handle: Mutex<Option<Arc<VectorIndex>>>,
+    memory: MemoryReport,
+    loaded_operation_id: u64,
+}
+
+impl NativeVectorIndex {
+    pub fn wrap(index: Arc<VectorIndex>, loaded_operation_id: u64) -> NativeVectorIndex {
+        NativeVectorIndex { handle: Mutex::new(Some(index)), memory: MemoryReport::default(), loaded_operation_id }
+    }
+
+    fn index(&self) -> Result<Arc<VectorIndex>> {
+        let handle = self.handle.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        handle.clone().ok_or_else(closed)
+    }
+
+    pub fn report_memory(&self, env: &Env) {
+        if let Ok(index) = self.index() {
+            self.memory.report(env, &index);
+        }
+    }
+}
+
+impl ObjectFinalize for NativeVectorIndex {
+    fn finalize(self, env: Env) -> Result<()> {
+        self.memory.set(&env, 0);
+        Ok(())
+    }
+}
+
+fn parse_metric(distance: &str) -> Result<Metric> {
+    Metric::parse(distance).ok_or_else(|| invalid(format!("distance must be Cosine, Dot, Euclid or Manhattan, got {distance:?}")))
+}
+
+fn ensure_integer(name: &str, value: f64) -> Result<u64> {
+    if value.is_finite() && value >= 0.0 && value.fract() == 0.0 && value <= 9_007_199_254_740_991.0 {
+        Ok(value as u64)
+    } else {
+        Err(invalid(format!("{name} must be a non-negative safe integer, got {value}")))
+    }
+}
+
+#[napi]
+impl NativeVectorIndex {
+    #[napi(factory, catch_unwind)]
+    pub fn create(
+        env: Env,
+        dimension: u32,
+        distance: String,
+        m: u32,
+        ef_construct: u32,
+        full_scan_threshold: u32,
+        indexing_threads: u32,
+    ) -> Result<NativeVectorIndex> {
+        let params = IndexParams {
+            dimension: dimension as usize,
+            metric: parse_metric(&distance)?,
+            m: m as usize,
+            ef_construct: ef_construct as usize,
+            full_scan_threshold: full_scan_threshold as usize,
+            indexing_threads: indexing_threads as usize,
+        };
+        let index = VectorIndex::new(params).map_err(to_napi)?;
+        let native = NativeVectorIndex::wrap(Arc::new(index), 0);
+        native.report_memory(&env);
+        Ok(native)
+    }
+
+    /// Loads a checkpoint on a worker thread.
+    #[napi(catch_unwind, ts_return_type = "Promise<NativeVectorIndex>")]
+    pub fn load(path: String) -> AsyncTask<LoadTask> {
+        AsyncTask::new(LoadTask { path: PathBuf::from(path) })
+    }
+
+    /// The last operation id of the checkpoint this index was loaded from (0 if created).
+    #[napi(getter)]
+    pub fn loaded_operation_id(&self) -> f64 {
+        self.loaded_operation_id as f64
+    }
+
+    #[napi(getter)]
+    pub fn dimension(&self) -> Result<u32> {
+        Ok(self.index()?.dimension() as u32)
+    }
+
+    #[napi(getter)]
+    pub fn distance(&self) -> Result<&'static str> {
+        Ok(self.index()?.metric().name())
+    }
+
+    #[napi(catch_unwind, ts_return_type = "Promise<void>")]
+    pub fn upsert(&self, slots: Uint32Array, vectors: Float32Array) -> Result<AsyncTask<UpsertTask>> {
+        Ok(AsyncTask::new(UpsertTask { index: self.index()?, memory: self.memory.clone(), slots, vectors }))
+    }
+
+    #[napi(catch_unwind, ts_return_type = "Promise<void>")]
+    pub fn delete(&self, slots: Uint32Array) -> Result<AsyncTask<DeleteTask>> {
+        Ok(AsyncTask::new(DeleteTask { index: self.index()?, slots }))
+    }
+
+    #[napi(catch_unwind, ts_return_type = "Promise<NativeSearchResult>")]
+    pub fn search(
+        &self,
+        query: Float32Array,
+        k: u32,
+        ef: Option<u32>,
+        exact: Option<bool>,
+        allowed: Option<Uint8Array>,
+    ) -> Result<AsyncTask<SearchTask>> {
+        Ok(AsyncTask::new(SearchTask {
+            index: self.index()?,
+            queries: query,
+            k: k as usize,
+            ef: ef.map(|value| value as usize),
+            exact: exact.unwrap_or(false),
+            allowed,
+            batch: false,
+        }))
+    }
+
+    #[napi(catch_unwind, ts_return_type = "Promise<NativeBatchResult>")]
+    pub fn search_batch(
+        &self,
+        queries: Float32Array,
+        k: u32,
+        ef: Option<u32>,
+        exact: Option<bool>,
+        allowed: Option<Uint8Array>,
+    ) -> Result<AsyncTask<SearchTask>> {
+        Ok(AsyncTask::new(SearchTask {
+            index: self.index()?,
+            queries,
+            k: k as usize,
+            ef: ef.map(|value| value as usize),
+            exact: exact.unwrap_or(false),
+            allowed,
+            batch: true,
+        }))
+    }
+
+    /// Stored vectors of `slots`, row by row (NaN rows for empty slots). Lock-free reads.
+    #[napi(catch_unwind)]
+    pub fn vectors(&self, slots: Uint32Array) -> Result<Float32Array> {
+        let index = self.index()?;
+        guarded(|| Ok(Float32Array::new(index.vectors(&slots))))
+    }
+
+    #[napi(catch_unwind)]
+    pub fn has(&self, slot: u32) -> Result<bool> {
+        Ok(self.index()?.has(slot))
+    }
+
+    #[napi(catch_unwind)]
+    pub fn stats(&self) -> Result<NativeStats> {
+        let stats = self.index()?.stats();
+        Ok(NativeStats {
+            count: stats.count as f64,
+            indexed_count: stats.indexed_count as f64,
+            deleted_count: stats.deleted_count as f64,
+            memory_bytes: stats.memory_bytes as f64,
+        })
+    }
+
+    #[napi(catch_unwind, ts_return_type = "Promise<void>")]
+    pub fn wait_indexed(&self) -> Result<AsyncTask<WaitIndexedTask>> {
+        Ok(AsyncTask::new(WaitIndexedTask { index: self.index()? }))
+    }
+
+    #[napi(catch_unwind, ts_return_type = "Promise<void>")]
+    pub fn save(&self, path: String, last_operation_id: f64) -> Result<AsyncTask<SaveTask>> {
+        let last_operation_id = ensure_integer("lastOperationId", last_operation_id)?;
+        Ok(AsyncTask::new(SaveTask { index: self.index()?, path: PathBuf::from(path), last_operation_id }))
+    }
+
+    /// Drops this handle's reference; memory is freed once running tasks finish. Idempotent.
+    #[napi(catch_unwind)]
+    pub fn close(&self, env: Env) -> Result<()> {
+        let taken = self.handle.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).take();
+        if let Some(index) = taken {
+            index.close();
+        }
+        self.memory.set(&env, 0);
+        Ok(())
+    }
+}

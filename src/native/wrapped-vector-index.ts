@@ -1,0 +1,104 @@
+// The typed `VectorIndex` over the addon's `NativeVectorIndex` class. It adds only what the
+// typed contract needs (argument checks that a u32 conversion would silently wrap, splitting
+// batch results into per-query views); all work stays in Rust.
+import type { Distance, SearchOptions, SearchResult, VectorIndex, VectorIndexStats } from './vector-index.js';
+
+/** The addon's class as the wrapper uses it; see native/index.d.cts. */
+export interface NativeVectorIndexHandle {
+  readonly loadedOperationId: number;
+  upsert(slots: Uint32Array, vectors: Float32Array): Promise<void>;
+  delete(slots: Uint32Array): Promise<void>;
+  search(query: Float32Array, k: number, ef?: number | null, exact?: boolean | null, allowed?: Uint8Array | null): Promise<{ slots: Uint32Array; scores: Float32Array }>;
+  searchBatch(
+    queries: Float32Array,
+    k: number,
+    ef?: number | null,
+    exact?: boolean | null,
+    allowed?: Uint8Array | null,
+  ): Promise<{ slots: Uint32Array; scores: Float32Array; counts: Uint32Array }>;
+  vectors(slots: Uint32Array): Float32Array;
+  has(slot: number): boolean;
+  stats(): VectorIndexStats;
+  waitIndexed(): Promise<void>;
+  save(path: string, lastOperationId: number): Promise<void>;
+  close(): void;
+}
+
+const MAX_U32 = 0xffff_ffff;
+
+/** Errors raised here carry the same "CODE: detail" shape as the kernel's. */
+export function invalidArgument(detail: string): Error {
+  return new Error(`INVALID_ARGUMENT: ${detail}`);
+}
+
+function checkCount(name: string, value: number): void {
+  if (!Number.isInteger(value) || value < 0 || value > MAX_U32) {
+    throw invalidArgument(`${name} must be an integer in 0..${MAX_U32}, got ${value}`);
+  }
+}
+
+function checkSearchOptions(k: number, options: SearchOptions | undefined): void {
+  checkCount('k', k);
+  if (options?.ef !== undefined) checkCount('ef', options.ef);
+}
+
+export class WrappedVectorIndex implements VectorIndex {
+  constructor(
+    private readonly handle: NativeVectorIndexHandle,
+    readonly dimension: number,
+    readonly distance: Distance,
+  ) {}
+
+  // `async` so that argument and INDEX_CLOSED errors reject the promise instead of throwing.
+  async upsert(slots: Uint32Array, vectors: Float32Array): Promise<void> {
+    return this.handle.upsert(slots, vectors);
+  }
+
+  async delete(slots: Uint32Array): Promise<void> {
+    return this.handle.delete(slots);
+  }
+
+  async search(query: Float32Array, k: number, options?: SearchOptions): Promise<SearchResult> {
+    checkSearchOptions(k, options);
+    const result = await this.handle.search(query, k, options?.ef ?? null, options?.exact ?? null, options?.allowed ?? null);
+    return { slots: result.slots, scores: result.scores };
+  }
+
+  async searchBatch(queries: Float32Array, k: number, options?: SearchOptions): Promise<SearchResult[]> {
+    checkSearchOptions(k, options);
+    const flat = await this.handle.searchBatch(queries, k, options?.ef ?? null, options?.exact ?? null, options?.allowed ?? null);
+    const results: SearchResult[] = [];
+    let start = 0;
+    for (const count of flat.counts) {
+      results.push({ slots: flat.slots.subarray(start, start + count), scores: flat.scores.subarray(start, start + count) });
+      start += count;
+    }
+    return results;
+  }
+
+  vectors(slots: Uint32Array): Float32Array {
+    return this.handle.vectors(slots);
+  }
+
+  has(slot: number): boolean {
+    if (!Number.isInteger(slot) || slot < 0 || slot >= MAX_U32) return false;
+    return this.handle.has(slot);
+  }
+
+  stats(): VectorIndexStats {
+    const stats = this.handle.stats();
+    return { count: stats.count, indexedCount: stats.indexedCount, deletedCount: stats.deletedCount, memoryBytes: stats.memoryBytes };
+  }
+
+  async waitIndexed(): Promise<void> {
+    return this.handle.waitIndexed();
+  }
+
+  async save(path: string, lastOperationId: number): Promise<void> {
+    return this.handle.save(path, lastOperationId);
+  }
+
+  close(): void {
+    this.handle.close();
+  }
+}
