@@ -4,6 +4,7 @@ import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { installAuth } from './auth/install.js';
 import type { Config } from './config.js';
+import { CollectionRegistry } from './engine/collection-registry.js';
 import { Engine } from './engine/engine.js';
 import { registerErrorHandling } from './http/error-handler.js';
 import { registerJsonBody } from './http/json-body.js';
@@ -16,6 +17,7 @@ declare module 'fastify' {
   interface FastifyInstance {
     engine: Engine;
     quiverConfig: Config;
+    collections: CollectionRegistry;
   }
 }
 
@@ -40,6 +42,9 @@ export function buildApp(config: Config, options: BuildOptions = {}): FastifyIns
   const engine = new Engine({ dataDirectory: config.storage.path, logger });
   app.decorate('engine', engine);
   app.decorate('quiverConfig', config);
+  const collections = new CollectionRegistry({ config, logger });
+  engine.addStep(collections.lifecycleStep());
+  app.decorate('collections', collections);
 
   // A route without settings would escape the readiness and permission checks: refuse it.
   app.addHook('onRoute', (route) => {

@@ -1,11 +1,15 @@
 // Registers every route module. Each resource has one file in src/http; add it here.
 import type { FastifyInstance } from 'fastify';
 import { registerAuthRoutes } from './auth.js';
+import { registerCollectionRoutes } from './collections.js';
 import { registerHealthRoutes } from './health.js';
 import { registerNotImplementedRoutes } from './not-implemented.js';
+import { registerPointRoutes } from './points.js';
 
 export function registerRoutes(app: FastifyInstance): void {
   registerHealthRoutes(app);
   registerAuthRoutes(app);
+  registerCollectionRoutes(app);
+  registerPointRoutes(app);
   registerNotImplementedRoutes(app);
 }

@@ -1,0 +1,372 @@
+// Collection configuration (API.md §4): the create and update request schemas, the stored form
+// with defaults filled in, and the `config` part of CollectionInfo. Options we do not act on yet
+// are still validated, stored and echoed, so Qdrant clients see what they sent.
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import type { Distance } from '../native/vector-index.js';
+
+/** Optional, and `null` means "default" (API.md §4). */
+function Nullable<Schema extends TSchema>(schema: Schema) {
+  return Type.Optional(Type.Union([schema, Type.Null()]));
+}
+
+const strict = { additionalProperties: false } as const;
+const PositiveInteger = Type.Integer({ minimum: 1 });
+const NonNegativeInteger = Type.Integer({ minimum: 0 });
+
+export const DistanceSchema = Type.Union([Type.Literal('Cosine'), Type.Literal('Euclid'), Type.Literal('Dot'), Type.Literal('Manhattan')]);
+
+export const HnswConfigSchema = Type.Object(
+  {
+    m: Nullable(NonNegativeInteger),
+    ef_construct: Nullable(Type.Integer({ minimum: 4 })),
+    full_scan_threshold: Nullable(Type.Integer({ minimum: 10 })),
+    max_indexing_threads: Nullable(NonNegativeInteger),
+    on_disk: Nullable(Type.Boolean()),
+    payload_m: Nullable(NonNegativeInteger),
+    inline_storage: Nullable(Type.Boolean()),
+  },
+  strict,
+);
+
+const ScalarQuantization = Type.Object(
+  {
+    scalar: Type.Object(
+      {
+        type: Type.Literal('int8'),
+        quantile: Nullable(Type.Number({ minimum: 0.5, maximum: 1 })),
+        always_ram: Nullable(Type.Boolean()),
+      },
+      strict,
+    ),
+  },
+  strict,
+);
+const ProductQuantization = Type.Object(
+  {
+    product: Type.Object(
+      {
+        compression: Type.Union(['x4', 'x8', 'x16', 'x32', 'x64'].map((value) => Type.Literal(value))),
+        always_ram: Nullable(Type.Boolean()),
+      },
+      strict,
+    ),
+  },
+  strict,
+);
+const BinaryQuantization = Type.Object(
+  {
+    binary: Type.Object(
+      {
+        always_ram: Nullable(Type.Boolean()),
+        encoding: Nullable(Type.Union(['one_bit', 'two_bits', 'one_and_half_bits'].map((value) => Type.Literal(value)))),
+        query_encoding: Nullable(Type.Union(['default', 'binary', 'scalar4bits', 'scalar8bits'].map((value) => Type.Literal(value)))),
+      },
+      strict,
+    ),
+  },
+  strict,
+);
+export const QuantizationConfigSchema = Type.Union([ScalarQuantization, ProductQuantization, BinaryQuantization]);
+
+export const VectorParamsSchema = Type.Object(
+  {
+    size: PositiveInteger,
+    distance: DistanceSchema,
+    hnsw_config: Nullable(HnswConfigSchema),
+    quantization_config: Nullable(QuantizationConfigSchema),
+    on_disk: Nullable(Type.Boolean()),
+    datatype: Nullable(Type.Union(['float32', 'float16', 'uint8'].map((value) => Type.Literal(value)))),
+    multivector_config: Nullable(Type.Object({ comparator: Type.Literal('max_sim') }, strict)),
+  },
+  strict,
+);
+export type VectorParams = Static<typeof VectorParamsSchema>;
+
+export const OptimizersConfigSchema = Type.Object(
+  {
+    deleted_threshold: Nullable(Type.Number({ minimum: 0, maximum: 1 })),
+    vacuum_min_vector_number: Nullable(Type.Integer({ minimum: 100 })),
+    default_segment_number: Nullable(NonNegativeInteger),
+    max_segment_size: Nullable(NonNegativeInteger),
+    memmap_threshold: Nullable(NonNegativeInteger),
+    indexing_threshold: Nullable(NonNegativeInteger),
+    flush_interval_sec: Nullable(NonNegativeInteger),
+    max_optimization_threads: Nullable(Type.Union([NonNegativeInteger, Type.Literal('auto')])),
+    prevent_unoptimized: Nullable(Type.Boolean()),
+  },
+  strict,
+);
+
+export const WalConfigSchema = Type.Object(
+  {
+    wal_capacity_mb: Nullable(PositiveInteger),
+    wal_segments_ahead: Nullable(NonNegativeInteger),
+    wal_retain_closed: Nullable(NonNegativeInteger),
+  },
+  strict,
+);
+
+export const SparseVectorParamsSchema = Type.Object(
+  {
+    index: Nullable(
+      Type.Object(
+        {
+          full_scan_threshold: Nullable(NonNegativeInteger),
+          on_disk: Nullable(Type.Boolean()),
+          datatype: Nullable(Type.Union(['float32', 'float16', 'uint8'].map((value) => Type.Literal(value)))),
+        },
+        strict,
+      ),
+    ),
+    modifier: Nullable(Type.Union([Type.Literal('none'), Type.Literal('idf')])),
+  },
+  strict,
+);
+
+const FreeObject = Type.Record(Type.String(), Type.Unknown());
+const VectorsSchema = Type.Union([VectorParamsSchema, Type.Record(Type.String(), VectorParamsSchema)]);
+
+export const CreateCollectionSchema = Type.Object(
+  {
+    vectors_config: Nullable(VectorsSchema),
+    vectors: Nullable(VectorsSchema),
+    shard_number: Nullable(PositiveInteger),
+    sharding_method: Nullable(Type.Union([Type.Literal('auto'), Type.Literal('custom')])),
+    replication_factor: Nullable(PositiveInteger),
+    write_consistency_factor: Nullable(PositiveInteger),
+    on_disk_payload: Nullable(Type.Boolean()),
+    hnsw_config: Nullable(HnswConfigSchema),
+    wal_config: Nullable(WalConfigSchema),
+    optimizers_config: Nullable(OptimizersConfigSchema),
+    quantization_config: Nullable(QuantizationConfigSchema),
+    sparse_vectors: Nullable(Type.Record(Type.String(), SparseVectorParamsSchema)),
+    strict_mode_config: Nullable(FreeObject),
+    metadata: Nullable(FreeObject),
+    init_from: Nullable(FreeObject),
+  },
+  strict,
+);
+export type CreateCollectionRequest = Static<typeof CreateCollectionSchema>;
+
+const VectorParamsDiffSchema = Type.Object(
+  {
+    hnsw_config: Nullable(HnswConfigSchema),
+    quantization_config: Nullable(Type.Union([QuantizationConfigSchema, Type.Literal('Disabled')])),
+    on_disk: Nullable(Type.Boolean()),
+  },
+  strict,
+);
+
+export const UpdateCollectionSchema = Type.Object(
+  {
+    vectors: Nullable(Type.Record(Type.String(), VectorParamsDiffSchema)),
+    optimizers_config: Nullable(OptimizersConfigSchema),
+    params: Nullable(
+      Type.Object(
+        {
+          replication_factor: Nullable(PositiveInteger),
+          write_consistency_factor: Nullable(PositiveInteger),
+          read_fan_out_factor: Nullable(NonNegativeInteger),
+          on_disk_payload: Nullable(Type.Boolean()),
+        },
+        strict,
+      ),
+    ),
+    hnsw_config: Nullable(HnswConfigSchema),
+    quantization_config: Nullable(Type.Union([QuantizationConfigSchema, Type.Literal('Disabled')])),
+    sparse_vectors: Nullable(Type.Record(Type.String(), SparseVectorParamsSchema)),
+    strict_mode_config: Nullable(FreeObject),
+    metadata: Nullable(FreeObject),
+  },
+  strict,
+);
+export type UpdateCollectionRequest = Static<typeof UpdateCollectionSchema>;
+
+type Json = Record<string, unknown>;
+
+/** The stored configuration: every default filled in, nulls removed. Persisted as JSON. */
+export interface CollectionConfig {
+  /** `single`: one unnamed vector (stored under the name ""); `named`: a map of names. */
+  vectors_shape: 'single' | 'named';
+  vectors: Record<string, Json & { size: number; distance: Distance }>;
+  shard_number: number;
+  sharding_method?: string;
+  replication_factor: number;
+  write_consistency_factor: number;
+  on_disk_payload: boolean;
+  sparse_vectors?: Record<string, Json>;
+  hnsw_config: Json & { m: number; ef_construct: number; full_scan_threshold: number; max_indexing_threads: number };
+  optimizer_config: Json;
+  wal_config: Json;
+  quantization_config: Json | null;
+  strict_mode_config?: Json;
+  metadata?: Json;
+}
+
+export const unnamedVector = '';
+
+export const defaultHnswConfig = { m: 16, ef_construct: 100, full_scan_threshold: 10_000, max_indexing_threads: 0, on_disk: false };
+const defaultOptimizerConfig = {
+  deleted_threshold: 0.2,
+  vacuum_min_vector_number: 1000,
+  default_segment_number: 0,
+  max_segment_size: null,
+  memmap_threshold: null,
+  indexing_threshold: 10_000,
+  flush_interval_sec: 5,
+  max_optimization_threads: null,
+};
+const defaultWalConfig = { wal_capacity_mb: 32, wal_segments_ahead: 0 };
+
+/** A copy without the keys whose value is null ("default"), recursively for plain objects. */
+export function withoutNulls<Value>(value: Value): Value {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
+  const result: Json = {};
+  for (const [key, child] of Object.entries(value as Json)) {
+    if (child === null || child === undefined) continue;
+    result[key] = withoutNulls(child);
+  }
+  return result as Value;
+}
+
+function isSingleVectorParams(value: unknown): value is VectorParams {
+  return typeof value === 'object' && value !== null && 'size' in value && 'distance' in value;
+}
+
+/** A problem with a create request that the schema cannot express; the caller raises the 400. */
+export class ConfigProblem extends Error {
+  constructor(
+    readonly field: string,
+    problem: string,
+  ) {
+    super(problem);
+  }
+}
+
+export interface ConfigLimits {
+  max_vector_size: number;
+}
+
+/**
+ * The stored configuration for a validated create request; throws ConfigProblem for what the
+ * schema cannot check (both spellings at once, sizes above the limit, no vectors at all).
+ */
+export function buildCollectionConfig(request: CreateCollectionRequest, limits: ConfigLimits): CollectionConfig | 'vectors_config_required' {
+  if (request.vectors_config != null && request.vectors != null) {
+    throw new ConfigProblem('vectors', 'give either vectors_config or vectors, not both');
+  }
+  const vectorsInput = request.vectors_config ?? request.vectors ?? undefined;
+  const sparse = request.sparse_vectors ?? undefined;
+  if (vectorsInput === undefined && (sparse === undefined || Object.keys(sparse).length === 0)) return 'vectors_config_required';
+  const field = request.vectors_config != null ? 'vectors_config' : 'vectors';
+  const shape: 'single' | 'named' = isSingleVectorParams(vectorsInput) ? 'single' : 'named';
+  const namedInput: Record<string, VectorParams> =
+    vectorsInput === undefined ? {} : isSingleVectorParams(vectorsInput) ? { [unnamedVector]: vectorsInput } : (vectorsInput as Record<string, VectorParams>);
+  const vectors: CollectionConfig['vectors'] = {};
+  for (const [name, params] of Object.entries(namedInput)) {
+    const where = shape === 'single' ? field : `${field}.${name}`;
+    if (shape === 'named' && name === unnamedVector) throw new ConfigProblem(where, 'a vector name must not be empty');
+    if (params.size > limits.max_vector_size) {
+      throw new ConfigProblem(`${where}.size`, `vector size ${params.size} is above the limit of ${limits.max_vector_size}`);
+    }
+    if (params.multivector_config != null) throw new ConfigProblem(`${where}.multivector_config`, 'multivectors are not supported');
+    if (params.datatype != null && params.datatype !== 'float32') {
+      throw new ConfigProblem(`${where}.datatype`, `only float32 vectors are supported (got ${params.datatype})`);
+    }
+    vectors[name] = withoutNulls(params) as CollectionConfig['vectors'][string];
+  }
+  for (const name of Object.keys(sparse ?? {})) {
+    if (name in vectors) throw new ConfigProblem(`sparse_vectors.${name}`, 'a sparse vector must not share a name with a dense vector');
+  }
+  const config: CollectionConfig = {
+    vectors_shape: shape,
+    vectors,
+    shard_number: request.shard_number ?? 1,
+    replication_factor: request.replication_factor ?? 1,
+    write_consistency_factor: request.write_consistency_factor ?? 1,
+    on_disk_payload: request.on_disk_payload ?? true,
+    hnsw_config: { ...defaultHnswConfig, ...withoutNulls(request.hnsw_config ?? {}) } as CollectionConfig['hnsw_config'],
+    optimizer_config: { ...defaultOptimizerConfig, ...withoutNulls(request.optimizers_config ?? {}) },
+    wal_config: { ...defaultWalConfig, ...withoutNulls(request.wal_config ?? {}) },
+    quantization_config: request.quantization_config ? withoutNulls(request.quantization_config) : null,
+  };
+  if (request.sharding_method != null) config.sharding_method = request.sharding_method;
+  if (sparse !== undefined) config.sparse_vectors = withoutNulls(sparse) as Record<string, Json>;
+  if (request.strict_mode_config != null) config.strict_mode_config = request.strict_mode_config;
+  if (request.metadata != null) config.metadata = request.metadata;
+  return config;
+}
+
+function mergeMetadata(current: Json | undefined, patch: Json): Json | undefined {
+  const merged: Json = { ...current };
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === null) delete merged[key];
+    else merged[key] = value;
+  }
+  return Object.keys(merged).length > 0 ? merged : undefined;
+}
+
+/** The configuration after a PATCH; throws ConfigProblem for a vector name that does not exist. */
+export function applyCollectionUpdate(current: CollectionConfig, update: UpdateCollectionRequest): CollectionConfig {
+  const next: CollectionConfig = structuredClone(current);
+  for (const [name, diff] of Object.entries(update.vectors ?? {})) {
+    const vector = next.vectors[name];
+    if (!vector) throw new ConfigProblem(`vectors.${name === '' ? '""' : name}`, `vector name ${JSON.stringify(name)} does not exist in this collection`);
+    if (diff.hnsw_config != null) vector.hnsw_config = { ...(vector.hnsw_config as Json | undefined), ...withoutNulls(diff.hnsw_config) };
+    if (diff.quantization_config === 'Disabled') delete vector.quantization_config;
+    else if (diff.quantization_config != null) vector.quantization_config = withoutNulls(diff.quantization_config);
+    if (diff.on_disk != null) vector.on_disk = diff.on_disk;
+  }
+  if (update.optimizers_config != null) next.optimizer_config = { ...next.optimizer_config, ...withoutNulls(update.optimizers_config) };
+  if (update.params != null) {
+    const params = withoutNulls(update.params);
+    if (params.replication_factor != null) next.replication_factor = params.replication_factor;
+    if (params.write_consistency_factor != null) next.write_consistency_factor = params.write_consistency_factor;
+    if (params.on_disk_payload != null) next.on_disk_payload = params.on_disk_payload;
+  }
+  if (update.hnsw_config != null) next.hnsw_config = { ...next.hnsw_config, ...(withoutNulls(update.hnsw_config) as Json) } as CollectionConfig['hnsw_config'];
+  if (update.quantization_config === 'Disabled') next.quantization_config = null;
+  else if (update.quantization_config != null) next.quantization_config = withoutNulls(update.quantization_config);
+  if (update.sparse_vectors != null) {
+    for (const name of Object.keys(update.sparse_vectors)) {
+      if (name in next.vectors) throw new ConfigProblem(`sparse_vectors.${name}`, 'a sparse vector must not share a name with a dense vector');
+    }
+    next.sparse_vectors = { ...next.sparse_vectors, ...(withoutNulls(update.sparse_vectors) as Record<string, Json>) };
+  }
+  if (update.strict_mode_config != null) next.strict_mode_config = { ...next.strict_mode_config, ...update.strict_mode_config };
+  if (update.metadata != null) {
+    const metadata = mergeMetadata(next.metadata, update.metadata);
+    if (metadata) next.metadata = metadata;
+    else delete next.metadata;
+  }
+  return next;
+}
+
+/** The `config` object of CollectionInfo, in Qdrant's shape. */
+export function describeCollectionConfig(config: CollectionConfig): Json {
+  const params: Json = {
+    vectors: config.vectors_shape === 'single' ? config.vectors[unnamedVector] : config.vectors,
+    shard_number: config.shard_number,
+    replication_factor: config.replication_factor,
+    write_consistency_factor: config.write_consistency_factor,
+    on_disk_payload: config.on_disk_payload,
+  };
+  if (config.sharding_method !== undefined) params.sharding_method = config.sharding_method;
+  if (config.sparse_vectors !== undefined) params.sparse_vectors = config.sparse_vectors;
+  const described: Json = {
+    params,
+    hnsw_config: config.hnsw_config,
+    optimizer_config: config.optimizer_config,
+    wal_config: config.wal_config,
+    quantization_config: config.quantization_config,
+  };
+  if (config.strict_mode_config !== undefined) described.strict_mode_config = config.strict_mode_config;
+  if (config.metadata !== undefined) described.metadata = config.metadata;
+  return described;
+}
+
+/** The HNSW parameters that apply to one vector: its own hnsw_config over the collection's. */
+export function effectiveHnswConfig(config: CollectionConfig, vectorName: string): CollectionConfig['hnsw_config'] {
+  const own = (config.vectors[vectorName]?.hnsw_config ?? {}) as Json;
+  return { ...config.hnsw_config, ...own } as CollectionConfig['hnsw_config'];
+}

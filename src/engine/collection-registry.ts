@@ -1,0 +1,243 @@
+// The collections registry: names -> Collection, persisted as collection records in
+// classic-level. Registered as an engine start-up step: it loads every collection (finishing any
+// deletion a crash interrupted), runs the background checkpoint timer, and checkpoints at close.
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import { errors } from '../errors.js';
+import type { Database } from '../storage/database.js';
+import { decodeJsonRecord, encodeJsonRecord } from '../storage/codec.js';
+import { collectionDataRange, collectionNumberFromRecordKey, collectionRecordKey, collectionRecordRange, registryCounterKey } from '../storage/keys.js';
+import {
+  applyCollectionUpdate,
+  buildCollectionConfig,
+  ConfigProblem,
+  type CollectionConfig,
+  type CreateCollectionRequest,
+  type UpdateCollectionRequest,
+} from './collection-config.js';
+import { validateCollectionName } from './collection-name.js';
+import { recoverCollection } from './collection-recovery.js';
+import { Collection } from './collection.js';
+import type { LifecycleStep } from './engine.js';
+import { WriteQueue } from './write-queue.js';
+
+const collectionRecordFormat = 1;
+const counterFormat = 1;
+
+interface CollectionRecord {
+  name: string;
+  state: 'active' | 'deleting';
+  config: CollectionConfig;
+}
+
+export interface RegistryOptions {
+  config: Config;
+  logger: Logger;
+}
+
+function configProblemToError(error: unknown): unknown {
+  if (error instanceof ConfigProblem) return errors.invalidField(error.field, error.message);
+  return error;
+}
+
+export class CollectionRegistry {
+  private database: Database | undefined;
+  private readonly collections = new Map<string, Collection>();
+  /** Serialises create / update / delete so the records and the map never disagree. */
+  private readonly changes = new WriteQueue();
+  private checkpointTimer: NodeJS.Timeout | undefined;
+  private nextNumber = 1;
+
+  constructor(private readonly options: RegistryOptions) {}
+
+  /** The engine step: open loads every collection, close checkpoints them. */
+  lifecycleStep(): LifecycleStep {
+    return {
+      name: 'collections',
+      open: (database) => this.open(database),
+      close: () => this.close(),
+    };
+  }
+
+  private get store(): Database {
+    if (!this.database) throw errors.engineNotInitialized();
+    return this.database;
+  }
+
+  private collectionDirectory(collectionNumber: number): string {
+    return join(this.options.config.storage.path, 'collections', String(collectionNumber));
+  }
+
+  private newCollection(collectionNumber: number, name: string, config: CollectionConfig): Collection {
+    return new Collection({
+      number: collectionNumber,
+      name,
+      config,
+      database: this.store,
+      directory: this.collectionDirectory(collectionNumber),
+      settings: {
+        fsync: this.options.config.storage.fsync,
+        checkpointOperations: this.options.config.storage.checkpoint_operations,
+        maxPayloadBytes: this.options.config.limits.max_payload_bytes,
+      },
+      logger: this.options.logger,
+    });
+  }
+
+  private async open(database: Database): Promise<void> {
+    this.database = database;
+    const counter = await database.get(registryCounterKey);
+    if (counter !== undefined) this.nextNumber = decodeJsonRecord(counter, [counterFormat], 'collection counter').value as number;
+    const records: { number: number; record: CollectionRecord }[] = [];
+    for await (const [key, value] of database.iterator(collectionRecordRange)) {
+      const record = decodeJsonRecord(value, [collectionRecordFormat], 'collection record').value as CollectionRecord;
+      records.push({ number: collectionNumberFromRecordKey(key), record });
+    }
+    for (const { number, record } of records) {
+      if (record.state === 'deleting') {
+        // A crash interrupted this deletion: finish it before anything can see the collection.
+        this.options.logger.info({ collection: record.name }, 'finishing an interrupted collection deletion');
+        await this.removeCollectionData(number);
+        continue;
+      }
+      const collection = this.newCollection(number, record.name, record.config);
+      const report = await recoverCollection(collection, database, this.options.logger);
+      this.collections.set(record.name, collection);
+      this.options.logger.info({ collection: record.name, ...report }, 'collection loaded');
+    }
+    const interval_ms = this.options.config.storage.checkpoint_interval_seconds * 1000;
+    this.checkpointTimer = setInterval(() => {
+      for (const collection of this.collections.values()) collection.checkpointIfDue();
+    }, interval_ms);
+    this.checkpointTimer.unref();
+  }
+
+  private async close(): Promise<void> {
+    if (this.checkpointTimer) clearInterval(this.checkpointTimer);
+    await this.changes.drain();
+    for (const collection of this.collections.values()) {
+      await collection.close({ checkpoint: !collection.isMarkedForDeletion });
+    }
+    this.collections.clear();
+  }
+
+  /** Names of the operable collections, sorted. */
+  names(): string[] {
+    return [...this.collections.values()]
+      .filter((collection) => !collection.isMarkedForDeletion)
+      .map((collection) => collection.name)
+      .sort((left, right) => (left < right ? -1 : left > right ? 1 : 0));
+  }
+
+  /** The collection, 404 when it does not exist, 412 when it is marked for deletion. */
+  get(name: string): Collection {
+    const collection = this.collections.get(name);
+    if (!collection) throw errors.collectionNotFound(name);
+    collection.assertOperable();
+    return collection;
+  }
+
+  /** The collection or undefined (no 404); still 412 when marked for deletion. */
+  find(name: string): Collection | undefined {
+    const collection = this.collections.get(name);
+    collection?.assertOperable();
+    return collection;
+  }
+
+  exists(name: string): boolean {
+    const collection = this.collections.get(name);
+    return collection !== undefined && !collection.isMarkedForDeletion;
+  }
+
+  /** Every loaded collection (the filter module attaches its indexes to each). */
+  all(): Collection[] {
+    return [...this.collections.values()].filter((collection) => !collection.isMarkedForDeletion);
+  }
+
+  private readonly createdListeners = new Set<(collection: Collection) => void | Promise<void>>();
+
+  /** Told of every collection created or loaded later; returns an unsubscribe. */
+  onCollectionCreated(listener: (collection: Collection) => void | Promise<void>): () => void {
+    this.createdListeners.add(listener);
+    return () => this.createdListeners.delete(listener);
+  }
+
+  async create(name: string, request: CreateCollectionRequest): Promise<void> {
+    validateCollectionName(name, this.options.config.limits.max_collection_name_length);
+    let config: CollectionConfig | 'vectors_config_required';
+    try {
+      config = buildCollectionConfig(request, this.options.config.limits);
+    } catch (error) {
+      throw configProblemToError(error);
+    }
+    if (config === 'vectors_config_required') throw errors.vectorsConfigRequired();
+    const checked = config;
+    await this.changes.run(async () => {
+      const existing = this.collections.get(name);
+      if (existing?.isMarkedForDeletion) throw errors.collectionMarkedForDeletion(name);
+      if (existing) throw errors.collectionExists(name);
+      const number = this.nextNumber;
+      const collection = this.newCollection(number, name, checked);
+      await collection.initializeEmpty();
+      try {
+        await this.store.batch(
+          [
+            { type: 'put', key: registryCounterKey, value: encodeJsonRecord(counterFormat, number + 1) },
+            { type: 'put', key: collectionRecordKey(number), value: encodeJsonRecord(collectionRecordFormat, { name, state: 'active', config: checked } satisfies CollectionRecord) },
+          ],
+          { sync: this.options.config.storage.fsync },
+        );
+      } catch (error) {
+        await collection.close({ checkpoint: false });
+        throw errors.internal('Collection operation', error);
+      }
+      this.nextNumber = number + 1;
+      this.collections.set(name, collection);
+      for (const listener of this.createdListeners) await listener(collection);
+    });
+  }
+
+  async update(name: string, request: UpdateCollectionRequest): Promise<void> {
+    await this.changes.run(async () => {
+      const collection = this.get(name);
+      let next: CollectionConfig;
+      try {
+        next = applyCollectionUpdate(collection.config, request);
+      } catch (error) {
+        throw configProblemToError(error);
+      }
+      await this.store.put(collectionRecordKey(collection.number), encodeJsonRecord(collectionRecordFormat, { name, state: 'active', config: next } satisfies CollectionRecord), {
+        sync: this.options.config.storage.fsync,
+      });
+      collection.setConfig(next);
+    });
+  }
+
+  /** True when it existed. Marks it (412 from then on), removes its data and files, drops it. */
+  async delete(name: string): Promise<boolean> {
+    return this.changes.run(async () => {
+      const collection = this.collections.get(name);
+      if (!collection) return false;
+      if (collection.isMarkedForDeletion) throw errors.collectionMarkedForDeletion(name);
+      collection.markForDeletion();
+      await this.store.put(
+        collectionRecordKey(collection.number),
+        encodeJsonRecord(collectionRecordFormat, { name, state: 'deleting', config: collection.config } satisfies CollectionRecord),
+        { sync: this.options.config.storage.fsync },
+      );
+      await collection.close({ checkpoint: false });
+      await this.removeCollectionData(collection.number);
+      this.collections.delete(name);
+      return true;
+    });
+  }
+
+  /** Keys, then files, then the record: a crash before the last step repeats the removal. */
+  private async removeCollectionData(collectionNumber: number): Promise<void> {
+    await this.store.clear(collectionDataRange(collectionNumber));
+    await rm(this.collectionDirectory(collectionNumber), { recursive: true, force: true });
+    await this.store.del(collectionRecordKey(collectionNumber), { sync: this.options.config.storage.fsync });
+  }
+}

@@ -1,0 +1,30 @@
+// TypeBox schemas shared by the point routes (and the search routes): path parameters, the
+// write query string, ids. Point ids are checked by points/ids.ts, not by the schema, so the
+// message is the contract's.
+import { Type, type Static } from '@sinclair/typebox';
+
+export const CollectionParamsSchema = Type.Object({ collection_name: Type.String() });
+export type CollectionParams = Static<typeof CollectionParamsSchema>;
+
+export const PointParamsSchema = Type.Object({ collection_name: Type.String(), id: Type.String() });
+export type PointParams = Static<typeof PointParamsSchema>;
+
+/** Writes: `wait` (default false); `ordering` and `timeout` are accepted (one node). */
+export const WriteQuerySchema = Type.Object({
+  wait: Type.Optional(Type.Boolean()),
+  ordering: Type.Optional(Type.Union([Type.Literal('weak'), Type.Literal('medium'), Type.Literal('strong')])),
+  timeout: Type.Optional(Type.Integer({ minimum: 0 })),
+});
+export type WriteQuery = Static<typeof WriteQuerySchema>;
+
+/** Reads: `consistency` and `timeout` are accepted. */
+export const ReadQuerySchema = Type.Object({
+  consistency: Type.Optional(Type.Union([Type.Integer({ minimum: 1 }), Type.String()])),
+  timeout: Type.Optional(Type.Integer({ minimum: 0 })),
+});
+export type ReadQuery = Static<typeof ReadQuerySchema>;
+
+/** A point id as sent: unsigned integer (number or bigint) or UUID text, checked by parsePointId. */
+export const PointIdSchema = Type.Unknown();
+
+export const UpdateModeSchema = Type.Union([Type.Literal('upsert'), Type.Literal('insert_only'), Type.Literal('update_only')]);

@@ -1,0 +1,94 @@
+// Turning a point's `vector` field into checked Float32Arrays, one per vector name. Every check
+// (shape, unknown names, dimension, NaN/Infinity/non-numbers) throws the registry's 400 naming
+// the field, so a batch is refused before any of it is written.
+import { errors } from '../errors.js';
+
+/** The vectors a collection declares: dimension by name ("" is the unnamed vector). */
+export interface VectorLayout {
+  shape: 'single' | 'named';
+  dimensions: ReadonlyMap<string, number>;
+  /** Names of sparse vectors (declared, not yet storable). */
+  sparseNames: ReadonlySet<string>;
+}
+
+const float32Maximum = 3.4028234663852886e38;
+
+function describe(value: unknown): string {
+  if (typeof value === 'bigint') return value.toString();
+  if (typeof value === 'number') return String(value);
+  const text = JSON.stringify(value);
+  return text === undefined ? String(value) : text.length > 40 ? `${text.slice(0, 37)}...` : text;
+}
+
+/** One dense vector: an array of finite numbers of the expected length. */
+export function parseDenseVector(value: unknown, field: string, dimension: number): Float32Array {
+  if (!Array.isArray(value)) throw errors.invalidField(field, `expected an array of numbers, got ${describe(value)}`);
+  if (value.length !== dimension) throw errors.dimensionMismatch(field, dimension, value.length);
+  const vector = new Float32Array(dimension);
+  for (let position = 0; position < dimension; position += 1) {
+    let element = value[position] as unknown;
+    if (typeof element === 'bigint') element = Number(element);
+    if (typeof element !== 'number' || !Number.isFinite(element)) {
+      throw errors.invalidField(`${field}[${position}]`, `expected a finite number, got ${describe(element)}`);
+    }
+    if (Math.abs(element) > float32Maximum) throw errors.invalidField(`${field}[${position}]`, `${element} is outside the 32-bit float range`);
+    vector[position] = element;
+  }
+  return vector;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function knownNames(layout: VectorLayout): string {
+  const names = [...layout.dimensions.keys()].map((name) => (name === '' ? '"" (unnamed)' : name));
+  return names.length > 0 ? names.join(', ') : 'none';
+}
+
+/**
+ * A point's vectors by name. A single-vector collection takes an array (or `{"": [...]}`); a
+ * named one takes an object and a point may leave names out.
+ */
+export function parsePointVectors(value: unknown, field: string, layout: VectorLayout): Map<string, Float32Array> {
+  const vectors = new Map<string, Float32Array>();
+  if (Array.isArray(value)) {
+    const dimension = layout.dimensions.get('');
+    if (layout.shape !== 'single' || dimension === undefined) {
+      throw errors.invalidField(field, `this collection has named vectors (${knownNames(layout)}): give {"name": [numbers]}`);
+    }
+    vectors.set('', parseDenseVector(value, field, dimension));
+    return vectors;
+  }
+  if (!isPlainObject(value)) throw errors.invalidField(field, `expected an array of numbers or an object of named vectors, got ${describe(value)}`);
+  for (const [name, vector] of Object.entries(value)) {
+    const where = `${field}.${name}`;
+    const dimension = layout.dimensions.get(name);
+    if (dimension === undefined) {
+      if (layout.sparseNames.has(name)) throw errors.invalidField(where, 'sparse vectors are not supported yet');
+      throw errors.invalidField(where, `Not existing vector name: ${JSON.stringify(name)} (this collection has ${knownNames(layout)})`);
+    }
+    vectors.set(name, parseDenseVector(vector, where, dimension));
+  }
+  return vectors;
+}
+
+/**
+ * The shortest decimal that reads back as the same 32-bit float, so a stored 0.1 is returned as
+ * 0.1 and not as 0.10000000149011612 (its exact double value).
+ */
+export function float32ToNumber(value: number): number {
+  if (!Number.isFinite(value) || Number.isInteger(value)) return value;
+  for (let precision = 6; precision < 9; precision += 1) {
+    const candidate = Number(value.toPrecision(precision));
+    if (Math.fround(candidate) === value) return candidate;
+  }
+  return Number(value.toPrecision(9));
+}
+
+/** `length` values of `source` from `offset` as plain numbers (float32-shortest). */
+export function float32RowToNumbers(source: Float32Array, offset: number, length: number): number[] {
+  const row = new Array<number>(length);
+  for (let position = 0; position < length; position += 1) row[position] = float32ToNumber(source[offset + position]!);
+  return row;
+}
