@@ -1,5 +1,5 @@
 // The admin user, its JWTs, login limiting, the JWT secret file, restarts and log hygiene.
-import { stat, readFile } from 'node:fs/promises';
+import { chmod, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SignJWT } from 'jose';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -254,7 +254,7 @@ describe('password reset (POST /auth/admin/reset_password)', () => {
 });
 
 describe('the JWT secret', () => {
-  it('without configuration is generated once into the data directory with mode 0600 and reused', async () => {
+  it('without configuration is generated once into the data directory with mode 0600, reused, and kept at 0600', async () => {
     const first = await authApp({ auth: { jwt_secret: null } });
     const path = join(first.directory, jwtSecretFileName);
     expect((await stat(path)).mode & 0o777).toBe(0o600);
@@ -263,8 +263,10 @@ describe('the JWT secret', () => {
     const jwt = await loginAdmin(first.app);
     await first.app.close();
 
+    await chmod(path, 0o644);
     const second = await authApp({ auth: { jwt_secret: null }, directory: first.directory });
     expect(await readFile(path, 'utf8')).toBe(secret);
+    expect((await stat(path)).mode & 0o777).toBe(0o600);
     expect(await statusWith(second, bearer(jwt))).toBe(501);
   });
 });

@@ -21,6 +21,8 @@ export async function loadJwtSecret(configured: string | null, dataDirectory: st
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
   }
+  // A copy or restore may have widened the mode; the secret signs admin JWTs, so close it again.
+  await chmod(path, 0o600);
   const stored = (await readFile(path, 'utf8')).trim();
   if (stored.length < minimumLengthCharacters) {
     throw new Error(`${path} holds a JWT secret shorter than ${minimumLengthCharacters} characters; delete it to generate a new one`);
