@@ -93,6 +93,14 @@ describe('first-admin bootstrap (POST /auth/admin)', () => {
     expect(second.json()).toEqual({ status: 'error', message: 'Admin user already exists' });
   });
 
+  it('two concurrent bootstraps create exactly one admin', async () => {
+    const { app } = await authApp({ auth: { admin_username: null, admin_password: null } });
+    const responses = await Promise.all(
+      ['first', 'second'].map((username) => app.inject({ method: 'POST', url: '/auth/admin', payload: { username, password: 'long enough password' } })),
+    );
+    expect(responses.map((response) => response.statusCode).sort()).toEqual([200, 409]);
+  });
+
   it('refuses a short password with 400 naming the field', async () => {
     const { app } = await authApp({ auth: { admin_username: null, admin_password: null } });
     const response = await app.inject({ method: 'POST', url: '/auth/admin', payload: { username: 'boss', password: 'short' } });
@@ -139,6 +147,16 @@ describe('login (POST /auth/login)', () => {
     expect((await attempt(adminPassword, '198.51.100.8')).statusCode).toBe(200);
     clock.now_ms += 61_000;
     expect((await attempt(adminPassword)).statusCode).toBe(200);
+  });
+
+  it('parallel wrong guesses cannot slip past the limit', async () => {
+    const { app } = await authApp({ auth: { login_attempts_per_minute: 3 } });
+    const responses = await Promise.all(
+      Array.from({ length: 8 }, () => app.inject({ method: 'POST', url: '/auth/login', payload: { username: adminUsername, password: 'wrong password' } })),
+    );
+    const statuses = responses.map((response) => response.statusCode);
+    expect(statuses.filter((status) => status === 401)).toHaveLength(3);
+    expect(statuses.filter((status) => status === 429)).toHaveLength(5);
   });
 
   it('a successful login clears the address\'s failures', async () => {
