@@ -1,0 +1,105 @@
+// A set of slots as a bitset: the planner's currency and, as bytes, the kernel's `allowed`
+// argument (little-endian bit order: bit `slot % 8` of byte `slot >> 3`, see
+// src/native/vector-index.ts). Words are 32-bit for speed; on a little-endian host their bytes
+// are exactly that layout, and the module refuses to load anywhere else rather than lie.
+import { endianness } from 'node:os';
+
+if (endianness() !== 'LE') throw new Error('SlotSet needs a little-endian host: its words double as the kernel bitset');
+
+function popcount(word: number): number {
+  let bits = word - ((word >>> 1) & 0x55555555);
+  bits = (bits & 0x33333333) + ((bits >>> 2) & 0x33333333);
+  return (((bits + (bits >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
+}
+
+export class SlotSet {
+  readonly words: Uint32Array;
+
+  /** An empty set able to hold slots 0 .. capacity-1. */
+  constructor(readonly capacity: number) {
+    this.words = new Uint32Array(Math.ceil(capacity / 32));
+  }
+
+  static fromSlots(capacity: number, slots: Iterable<number>): SlotSet {
+    const set = new SlotSet(capacity);
+    for (const slot of slots) set.add(slot);
+    return set;
+  }
+
+  add(slot: number): void {
+    if (slot < 0 || slot >= this.capacity) throw new RangeError(`slot ${slot} outside a set of capacity ${this.capacity}`);
+    this.words[slot >>> 5]! |= 1 << (slot & 31);
+  }
+
+  delete(slot: number): void {
+    if (slot >= 0 && slot < this.capacity) this.words[slot >>> 5]! &= ~(1 << (slot & 31));
+  }
+
+  has(slot: number): boolean {
+    if (slot < 0 || slot >= this.capacity) return false;
+    return (this.words[slot >>> 5]! & (1 << (slot & 31))) !== 0;
+  }
+
+  get size(): number {
+    let count = 0;
+    for (const word of this.words) if (word !== 0) count += popcount(word);
+    return count;
+  }
+
+  clone(): SlotSet {
+    const copy = new SlotSet(this.capacity);
+    copy.words.set(this.words);
+    return copy;
+  }
+
+  /** In place: keeps only slots also in `other`. */
+  intersect(other: SlotSet): this {
+    const words = this.words;
+    const otherWords = other.words;
+    for (let position = 0; position < words.length; position += 1) words[position]! &= otherWords[position] ?? 0;
+    return this;
+  }
+
+  /** In place: adds every slot of `other`. */
+  union(other: SlotSet): this {
+    const words = this.words;
+    const count = Math.min(words.length, other.words.length);
+    for (let position = 0; position < count; position += 1) words[position]! |= other.words[position]!;
+    return this;
+  }
+
+  /** In place: removes every slot of `other`. */
+  subtract(other: SlotSet): this {
+    const words = this.words;
+    const count = Math.min(words.length, other.words.length);
+    for (let position = 0; position < count; position += 1) words[position]! &= ~other.words[position]!;
+    return this;
+  }
+
+  /** Calls `visit` for each slot in ascending order; stops early when it returns false. */
+  forEach(visit: (slot: number) => boolean | void): void {
+    const words = this.words;
+    for (let position = 0; position < words.length; position += 1) {
+      let word = words[position]!;
+      while (word !== 0) {
+        const lowest = word & -word;
+        const slot = position * 32 + (31 - Math.clz32(lowest));
+        if (visit(slot) === false) return;
+        word ^= lowest;
+      }
+    }
+  }
+
+  toArray(): number[] {
+    const slots: number[] = [];
+    this.forEach((slot) => {
+      slots.push(slot);
+    });
+    return slots;
+  }
+
+  /** The kernel's `allowed` bitset: a view over the same memory, no copy. */
+  toBytes(): Uint8Array {
+    return new Uint8Array(this.words.buffer, this.words.byteOffset, Math.ceil(this.capacity / 8));
+  }
+}
