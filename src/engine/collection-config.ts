@@ -4,9 +4,26 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import type { Distance } from '../native/vector-index.js';
 
-/** Optional, and `null` means "default" (API.md §4). */
+/**
+ * Optional. `null` also means "default" (API.md §4): requests have their nulls removed by
+ * `withoutDefaultNulls` before these schemas check them, so errors name the exact field.
+ */
 function Nullable<Schema extends TSchema>(schema: Schema) {
-  return Type.Optional(Type.Union([schema, Type.Null()]));
+  return Type.Optional(schema);
+}
+
+/** Keys whose objects are free JSON where a null is meaningful (metadata: null removes a key). */
+const freeJsonKeys = new Set(['metadata', 'strict_mode_config', 'init_from']);
+
+/** A request without its "default" nulls, except inside free-JSON objects. */
+export function withoutDefaultNulls(value: unknown): unknown {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
+  const result: Record<string, unknown> = {};
+  for (const [key, child] of Object.entries(value as Record<string, unknown>)) {
+    if (child === null || child === undefined) continue;
+    result[key] = freeJsonKeys.has(key) ? child : withoutDefaultNulls(child);
+  }
+  return result;
 }
 
 const strict = { additionalProperties: false } as const;

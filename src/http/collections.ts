@@ -1,9 +1,58 @@
 // Collection routes (API.md §3, §4): list, info, create, update, delete, exists.
+import type { TSchema } from '@sinclair/typebox';
+import { TypeCompiler } from '@sinclair/typebox/compiler';
 import type { FastifyInstance } from 'fastify';
-import { CreateCollectionSchema, UpdateCollectionSchema, type CreateCollectionRequest, type UpdateCollectionRequest } from '../engine/collection-config.js';
+import {
+  CreateCollectionSchema,
+  UpdateCollectionSchema,
+  VectorParamsSchema,
+  withoutDefaultNulls,
+  type CreateCollectionRequest,
+  type UpdateCollectionRequest,
+} from '../engine/collection-config.js';
 import { CollectionParamsSchema, ReadQuerySchema, WriteQuerySchema, type CollectionParams } from '../points/request-schemas.js';
 import { success } from './envelope.js';
 import { routeSettings } from './route-config.js';
+import { describeJsonPointer, validationError } from './validation.js';
+import { errors } from '../errors.js';
+
+/** Checks a body after removing its "default" nulls, so the error names the exact field. */
+function bodyChecker<Request>(schema: TSchema): (body: unknown) => Request {
+  const compiled = TypeCompiler.Compile(schema);
+  return (body) => {
+    const value = withoutDefaultNulls(body ?? {});
+    if (!compiled.Check(value)) throw validationError(compiled, value, 'body');
+    return value as Request;
+  };
+}
+
+const checkCreateBody = bodyChecker<CreateCollectionRequest>(CreateCollectionSchema);
+const vectorParamsCheck = TypeCompiler.Compile(VectorParamsSchema);
+
+/** The vectors field is one VectorParams or a map of them: check the form it was meant as, so
+ * the error names e.g. `vectors.size`, not just "expected union value". */
+function checkVectorsField(body: Record<string, unknown>, field: 'vectors' | 'vectors_config'): void {
+  const vectors = body[field];
+  if (typeof vectors !== 'object' || vectors === null || Array.isArray(vectors)) return;
+  const single = 'size' in vectors || 'distance' in vectors;
+  const entries: [string, unknown][] = single ? [[field, vectors]] : Object.entries(vectors).map(([name, params]) => [`${field}.${name}`, params]);
+  for (const [where, params] of entries) {
+    const first = vectorParamsCheck.Errors(params).First();
+    if (!first) continue;
+    const path = describeJsonPointer(first.path);
+    throw errors.invalidInput(`Validation error in body ${where}${path ? `.${path}` : ''}: ${first.message.charAt(0).toLowerCase()}${first.message.slice(1)} (got ${JSON.stringify(first.value)})`);
+  }
+}
+
+function checkCreate(body: unknown): CreateCollectionRequest {
+  const value = withoutDefaultNulls(body ?? {});
+  if (typeof value === 'object' && value !== null) {
+    checkVectorsField(value as Record<string, unknown>, 'vectors_config');
+    checkVectorsField(value as Record<string, unknown>, 'vectors');
+  }
+  return checkCreateBody(value);
+}
+const checkUpdate = bodyChecker<UpdateCollectionRequest>(UpdateCollectionSchema);
 
 export function registerCollectionRoutes(app: FastifyInstance): void {
   const registry = () => app.collections;
@@ -18,20 +67,20 @@ export function registerCollectionRoutes(app: FastifyInstance): void {
     async (request, reply) => success(reply, registry().get(request.params.collection_name).info()),
   );
 
-  app.put<{ Params: CollectionParams; Body: CreateCollectionRequest }>(
+  app.put<{ Params: CollectionParams }>(
     '/collections/:collection_name',
-    { config: routeSettings({ permission: 'write' }), schema: { params: CollectionParamsSchema, querystring: WriteQuerySchema, body: CreateCollectionSchema } },
+    { config: routeSettings({ permission: 'write' }), schema: { params: CollectionParamsSchema, querystring: WriteQuerySchema } },
     async (request, reply) => {
-      await registry().create(request.params.collection_name, request.body);
+      await registry().create(request.params.collection_name, checkCreate(request.body));
       return success(reply, true);
     },
   );
 
-  app.patch<{ Params: CollectionParams; Body: UpdateCollectionRequest }>(
+  app.patch<{ Params: CollectionParams }>(
     '/collections/:collection_name',
-    { config: routeSettings({ permission: 'write' }), schema: { params: CollectionParamsSchema, querystring: WriteQuerySchema, body: UpdateCollectionSchema } },
+    { config: routeSettings({ permission: 'write' }), schema: { params: CollectionParamsSchema, querystring: WriteQuerySchema } },
     async (request, reply) => {
-      await registry().update(request.params.collection_name, request.body);
+      await registry().update(request.params.collection_name, checkUpdate(request.body));
       return success(reply, true);
     },
   );
