@@ -19,6 +19,8 @@ export interface AuthServiceOptions {
   dataDirectory: string;
   fsync: boolean;
   logger: Logger;
+  /** Lets admin-exists read the database while earlier start-up steps (collections) still load. */
+  database?: () => Database | undefined;
   /** Milliseconds since the epoch; tests move it to expire tokens and JWTs. */
   now?: () => number;
 }
@@ -93,9 +95,20 @@ export class AuthService {
     return this.loaded;
   }
 
-  /** Answers even while the engine loads (it is exempt from the 412 guard): waits a bounded time for the records. */
+  /**
+   * Answers even while the engine loads (it is exempt from the 412 guard). Once the database is
+   * open it is read directly, since the auth step may be queued behind a long collection load;
+   * before that, waits a bounded time for it.
+   */
   async adminExists(): Promise<boolean> {
     if (this.loaded) return this.loaded.admin.exists;
+    const database = this.options.database?.();
+    if (database) {
+      const { admin_username, admin_password } = this.options.settings;
+      // A configured admin is created by the auth step at this start, so it already counts.
+      if (admin_username !== null && admin_password !== null) return true;
+      return new AuthStore(database, this.options.fsync).hasAdmin();
+    }
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_resolve, reject) => {
       timer = setTimeout(() => reject(errors.engineNotInitialized()), loadWait_ms);

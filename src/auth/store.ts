@@ -58,6 +58,11 @@ export class AuthStore {
     return state;
   }
 
+  /** Whether an admin record is stored, without loading everything. */
+  async hasAdmin(): Promise<boolean> {
+    return (await this.level.get(adminKey)) !== undefined;
+  }
+
   async putAdmin(admin: AdminRecord): Promise<void> {
     await this.level.put(adminKey, encodeJsonRecord(formatVersion, admin), this.writeOptions);
   }
