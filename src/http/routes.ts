@@ -5,11 +5,15 @@ import { registerCollectionRoutes } from './collections.js';
 import { registerHealthRoutes } from './health.js';
 import { registerNotImplementedRoutes } from './not-implemented.js';
 import { registerPointRoutes } from './points.js';
+import { registerQueryRoutes } from './query.js';
+import { registerSearchRoutes } from './search.js';
 
 export function registerRoutes(app: FastifyInstance): void {
   registerHealthRoutes(app);
   registerAuthRoutes(app);
   registerCollectionRoutes(app);
   registerPointRoutes(app);
+  registerSearchRoutes(app);
+  registerQueryRoutes(app);
   registerNotImplementedRoutes(app);
 }

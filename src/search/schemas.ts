@@ -4,6 +4,7 @@
 // they leave unset, so optionals accept null. Unknown keys are refused: a misspelt option must
 // not be silently ignored.
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { WithPayloadSchema, WithVectorSchema } from '../points/selectors.js';
 
 const strict = { additionalProperties: false } as const;
 
@@ -111,13 +112,9 @@ export const SearchParams = Type.Object(
   strict,
 );
 
-export const WithPayloadSelector = Type.Union([
-  Type.Boolean(),
-  Type.Array(Type.String()),
-  Type.Object({ include: Type.Array(Type.String()) }, strict),
-  Type.Object({ exclude: Type.Array(Type.String()) }, strict),
-]);
-export const WithVectorSelector = Type.Union([Type.Boolean(), Type.Array(Type.String())]);
+// The points module owns the selector shapes: one definition for retrieve, scroll and search.
+export const WithPayloadSelector = WithPayloadSchema;
+export const WithVectorSelector = WithVectorSchema;
 
 export const LookupLocation = Type.Object(
   { collection: Type.String({ minLength: 1 }), vector: Maybe(Type.String()), shard_key: Type.Optional(Type.Unknown()) },
@@ -180,14 +177,6 @@ export const SearchRequest = Type.Object(
 );
 
 export const SearchBatchRequest = Type.Object({ searches: Type.Array(SearchRequest) }, strict);
-
-export const CollectionParams = Type.Object({ collection_name: Type.String({ minLength: 1 }) });
-
-/** Read options (API.md §1): accepted; one node has nothing to be consistent with. */
-export const ReadQuery = Type.Object({
-  consistency: Type.Optional(Type.Union([Type.Integer({ minimum: 1 }), Type.String()])),
-  timeout: Type.Optional(Type.Integer({ minimum: 1 })),
-});
 
 export type PointIdInput = Static<typeof PointIdInput>;
 export type VectorInput = Static<typeof VectorInput>;

@@ -1,0 +1,111 @@
+// Seeded test data and the slow references the search tests compare the server with: exact
+// scores computed here from the definitions (API.md §4), never by the code under test.
+import { expect } from 'vitest';
+export type DistanceName = 'Cosine' | 'Euclid' | 'Dot' | 'Manhattan';
+
+/** A small seeded generator (LCG) so failures reproduce. */
+export function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state * 1664525 + 1013904223) >>> 0;
+    return state / 2 ** 32;
+  };
+}
+
+export function randomVectors(seed: number, count: number, dimension: number): number[][] {
+  const next = seededRandom(seed);
+  return Array.from({ length: count }, () => Array.from({ length: dimension }, () => Math.round((next() * 2 - 1) * 1000) / 1000));
+}
+
+/** Points around `clusters` centres: the shape real embeddings have, where HNSW recall matters. */
+export function clusteredVectors(seed: number, count: number, dimension: number, clusters: number): number[][] {
+  const next = seededRandom(seed);
+  const gaussian = () => Math.sqrt(-2 * Math.log(next() + 1e-12)) * Math.cos(2 * Math.PI * next());
+  const centres = Array.from({ length: clusters }, () => Array.from({ length: dimension }, () => gaussian() * 3));
+  return Array.from({ length: count }, (_, position) => {
+    const centre = centres[position % clusters]!;
+    return centre.map((value) => value + gaussian());
+  });
+}
+
+export function normalise(vector: number[]): number[] {
+  const norm = Math.hypot(...vector);
+  return norm === 0 ? vector : vector.map((value) => value / norm);
+}
+
+/** The wire score (API.md §4) of `stored` against `query`. */
+export function referenceScore(distance: DistanceName, query: number[], stored: number[]): number {
+  switch (distance) {
+    case 'Cosine': {
+      const left = normalise(query);
+      const right = normalise(stored);
+      return left.reduce((sum, value, position) => sum + value * right[position]!, 0);
+    }
+    case 'Dot':
+      return query.reduce((sum, value, position) => sum + value * stored[position]!, 0);
+    case 'Euclid':
+      return Math.sqrt(query.reduce((sum, value, position) => sum + (value - stored[position]!) ** 2, 0));
+    case 'Manhattan':
+      return query.reduce((sum, value, position) => sum + Math.abs(value - stored[position]!), 0);
+  }
+}
+
+export function largerIsBetter(distance: DistanceName): boolean {
+  return distance === 'Cosine' || distance === 'Dot';
+}
+
+export interface ReferenceHit {
+  id: number;
+  score: number;
+}
+
+/** Brute force over every point: the exact answer, best first, ties by id. */
+export function bruteForce(
+  distance: DistanceName,
+  query: number[],
+  vectors: number[][],
+  limit: number,
+  options: { exclude?: Set<number>; keep?: (id: number) => boolean; ids?: number[] } = {},
+): ReferenceHit[] {
+  const sign = largerIsBetter(distance) ? -1 : 1;
+  return vectors
+    .map((vector, position) => ({ id: options.ids?.[position] ?? position, score: referenceScore(distance, query, vector) }))
+    .filter((hit) => !options.exclude?.has(hit.id) && (options.keep?.(hit.id) ?? true))
+    .sort((left, right) => sign * (left.score - right.score) || left.id - right.id)
+    .slice(0, limit);
+}
+
+/** Points for an upsert: ids 0..n-1, a small payload to select from. */
+export function pointsOf(vectors: number[][]): { id: number; vector: number[]; payload: Record<string, unknown> }[] {
+  return vectors.map((vector, id) => ({ id, vector, payload: { group: id % 3, price: id * 10, tag: `t${id % 5}`, nested: { even: id % 2 === 0 } } }));
+}
+
+/** Upserts in batches with wait=true so every point is visible. */
+export async function upsertAll(
+  request: (method: string, path: string, body?: unknown) => Promise<{ status: number; body: any }>,
+  collection: string,
+  points: { id: number | bigint | string; vector: unknown; payload?: Record<string, unknown> }[],
+  batch = 500,
+): Promise<void> {
+  for (let start = 0; start < points.length; start += batch) {
+    const response = await request('PUT', `/collections/${collection}/points?wait=true`, { points: points.slice(start, start + batch) });
+    if (response.status !== 200) throw new Error(`upsert failed: ${response.status} ${JSON.stringify(response.body)}`);
+  }
+}
+
+/**
+ * The server's hits equal the reference: scores position by position, and ids too, except that
+ * points whose reference scores tie within float32 rounding may come in either order.
+ */
+export function expectSameHits(actual: { id: unknown; score: number }[], expected: ReferenceHit[], digits = 4): void {
+  expect(actual).toHaveLength(expected.length);
+  const tolerance = 10 ** -digits;
+  actual.forEach((hit, position) => {
+    expect(hit.score).toBeCloseTo(expected[position]!.score, digits);
+    if (hit.id === expected[position]!.id) return;
+    // A swap is only fine between near-equal scores.
+    const twin = expected.find((candidate) => candidate.id === hit.id);
+    const score = twin?.score ?? expected[expected.length - 1]!.score;
+    expect(Math.abs(score - expected[position]!.score)).toBeLessThan(tolerance);
+  });
+}
