@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import { installAuth } from './auth/install.js';
 import type { Config } from './config.js';
 import { CollectionRegistry } from './engine/collection-registry.js';
+import { attachFilters } from './filter/collection-filters.js';
 import { Engine } from './engine/engine.js';
 import { registerErrorHandling } from './http/error-handler.js';
 import { registerJsonBody } from './http/json-body.js';
@@ -44,6 +45,8 @@ export function buildApp(config: Config, options: BuildOptions = {}): FastifyIns
   app.decorate('quiverConfig', config);
   const collections = new CollectionRegistry({ config, logger });
   engine.addStep(collections.lifecycleStep());
+  // Payload indexes load after the collections they index.
+  attachFilters(engine, collections, config, logger);
   app.decorate('collections', collections);
 
   // A route without settings would escape the readiness and permission checks: refuse it.

@@ -2,10 +2,14 @@
 import type { FastifyInstance } from 'fastify';
 import { registerAuthRoutes } from './auth.js';
 import { registerCollectionRoutes } from './collections.js';
+import { registerCountRoutes } from './count.js';
 import { registerHealthRoutes } from './health.js';
 import { registerNotImplementedRoutes } from './not-implemented.js';
+import { registerPayloadIndexRoutes } from './payload-index.js';
+import { registerPayloadRoutes } from './payload.js';
 import { registerPointRoutes } from './points.js';
 import { registerQueryRoutes } from './query.js';
+import { registerScrollRoutes } from './scroll.js';
 import { registerSearchRoutes } from './search.js';
 
 export function registerRoutes(app: FastifyInstance): void {
@@ -13,6 +17,10 @@ export function registerRoutes(app: FastifyInstance): void {
   registerAuthRoutes(app);
   registerCollectionRoutes(app);
   registerPointRoutes(app);
+  registerPayloadRoutes(app);
+  registerPayloadIndexRoutes(app);
+  registerCountRoutes(app);
+  registerScrollRoutes(app);
   registerSearchRoutes(app);
   registerQueryRoutes(app);
   registerNotImplementedRoutes(app);

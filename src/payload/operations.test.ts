@@ -37,6 +37,7 @@ describe('payload operations — set', () => {
 describe('payload operations — overwrite, delete, clear', () => {
   it('overwrite replaces the whole payload', () => {
     expect(overwritePayload({ a: 1 }, { b: 2 })).toEqual({ b: 2 });
+    expect(overwritePayload({ a: { x: 1, y: 2 }, b: 1 }, { z: 3 }, parsePath('a'))).toEqual({ a: { z: 3 }, b: 1 });
   });
 
   it('delete removes keys and nested paths; absent keys are ignored', () => {

@@ -64,9 +64,13 @@ export function setPayload(payload: Payload, patch: Payload, key?: PayloadPath):
   return updateAt(payload, key.segments, 0, merge, true) as Payload;
 }
 
-/** `PUT .../points/payload`: the payload becomes `replacement`. */
-export function overwritePayload(_payload: Payload, replacement: Payload): Payload {
-  return { ...replacement };
+/**
+ * `PUT .../points/payload`: the payload becomes `replacement`; with `key`, the object at that
+ * path does (missing objects on the way are created).
+ */
+export function overwritePayload(payload: Payload, replacement: Payload, key?: PayloadPath): Payload {
+  if (!key) return { ...replacement };
+  return updateAt(payload, key.segments, 0, () => ({ ...replacement }), true) as Payload;
 }
 
 function removeLast(parent: unknown, last: PathSegment): unknown {

@@ -1,0 +1,256 @@
+// The filter module attached to the engine: each collection gets its payload indexes (definitions
+// persisted as extension records, filled from the points at start, kept in step on every
+// payload change), a live-slot bitset and an id-ordered view for scroll. Everything that turns
+// a request's filter into slots for a collection goes through here.
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import type { Collection, PointEntry } from '../engine/collection.js';
+import type { CollectionRegistry } from '../engine/collection-registry.js';
+import type { Engine } from '../engine/engine.js';
+import { registerFilterSelector } from '../engine/point-selection.js';
+import { errors } from '../errors.js';
+import { comparePointIds, parsePointId, type PointId } from '../points/ids.js';
+import { FieldIndexes } from '../payload/indexes/field-indexes.js';
+import { parseIndexDefinition, type IndexDefinition } from '../payload/indexes/schema.js';
+import { parsePath, PathSyntaxError, type PayloadPath } from '../payload/path.js';
+import type { PointView } from './evaluate.js';
+import { parseFilter, type FilterLimits } from './parse.js';
+import { estimateCount, filterSlots, type FilterTarget } from './plan.js';
+import { SlotSet } from './slot-set.js';
+import type { Filter } from './types.js';
+
+/** Extension namespace of the index definitions; each record carries its own format number. */
+const indexNamespace = 'payload_index';
+const indexRecordFormat = 1;
+
+interface IndexRecord {
+  format: number;
+  field_name: string;
+  definition: IndexDefinition;
+}
+
+export class CollectionFilters implements FilterTarget {
+  readonly indexes = new FieldIndexes();
+  private live = new SlotSet(64);
+  /** Ids in id order, rebuilt after points come or go (payload edits keep it). */
+  private sortedIds: PointId[] | undefined;
+
+  constructor(
+    readonly collection: Collection,
+    readonly limits: FilterLimits,
+  ) {
+    for (const entry of collection.livePoints()) this.markLive(entry.slot);
+    collection.addPayloadListener(({ slot, before, after }) => {
+      this.indexes.replace(slot, before, after);
+      if (after === undefined) this.live.delete(slot);
+      else this.markLive(slot);
+      if (before === undefined || after === undefined) this.sortedIds = undefined;
+    });
+    collection.setPayloadSchemaProvider(() => this.payloadSchema());
+  }
+
+  private markLive(slot: number): void {
+    if (slot >= this.live.capacity) this.grow(slot + 1);
+    this.live.add(slot);
+  }
+
+  private grow(minimum: number): void {
+    let capacity = this.live.capacity;
+    while (capacity < minimum) capacity *= 2;
+    const grown = new SlotSet(capacity);
+    grown.words.set(this.live.words);
+    this.live = grown;
+  }
+
+  get slotCapacity(): number {
+    if (this.collection.slotCapacity > this.live.capacity) this.grow(this.collection.slotCapacity);
+    return this.live.capacity;
+  }
+
+  liveSlots(): SlotSet {
+    if (this.collection.slotCapacity > this.live.capacity) this.grow(this.collection.slotCapacity);
+    return this.live;
+  }
+
+  point(slot: number): PointView | undefined {
+    const entry = this.collection.pointBySlot(slot);
+    return entry ? this.viewOf(entry) : undefined;
+  }
+
+  viewOf(entry: PointEntry): PointView {
+    const collection = this.collection;
+    return { idKey: entry.key, payload: entry.payload, hasVector: (name) => collection.indexes.get(name)?.has(entry.slot) ?? false };
+  }
+
+  slotOfIdKey(idKey: string): number | undefined {
+    const id = parsePointId(/^\d+$/.test(idKey) ? BigInt(idKey) : idKey);
+    return this.collection.pointById(id)?.slot;
+  }
+
+  /** Parses a request's filter with the configured bounds; 400 naming `field` when malformed. */
+  parse(filter: unknown, field = 'filter'): Filter | undefined {
+    return parseFilter(filter, this.limits, field);
+  }
+
+  /** Every live point id in id order (API.md §2). */
+  idsInOrder(): readonly PointId[] {
+    if (!this.sortedIds) {
+      const numbers: number[] = [];
+      const bigints: bigint[] = [];
+      const uuids: string[] = [];
+      for (const entry of this.collection.livePoints()) {
+        if (typeof entry.id === 'number') numbers.push(entry.id);
+        else if (typeof entry.id === 'bigint') bigints.push(entry.id);
+        else uuids.push(entry.id);
+      }
+      // Safe integers sort exactly as float64; every bigint id is above them.
+      const sortedNumbers = Float64Array.from(numbers).sort();
+      bigints.sort((left, right) => (left < right ? -1 : left > right ? 1 : 0));
+      uuids.sort();
+      this.sortedIds = [...sortedNumbers, ...bigints, ...uuids];
+    }
+    return this.sortedIds;
+  }
+
+  /** Position of the first id not below `id` in idsInOrder(). */
+  idPosition(id: PointId): number {
+    const ids = this.idsInOrder();
+    let low = 0;
+    let high = ids.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (comparePointIds(ids[middle]!, id) < 0) low = middle + 1;
+      else high = middle;
+    }
+    return low;
+  }
+
+  payloadSchema(): Record<string, unknown> {
+    const schema: Record<string, unknown> = {};
+    for (const field of this.indexes.all()) {
+      schema[field.path.text] = {
+        data_type: field.definition.type,
+        ...(field.definition.params ? { params: field.definition.params } : {}),
+        points: field.slots.size,
+      };
+    }
+    return schema;
+  }
+
+  /** Builds an index from the current points (inside the write queue, so nothing moves). */
+  buildIndex(path: PayloadPath, definition: IndexDefinition): void {
+    const payloads = (function* (collection: Collection): Generator<[number, PointEntry['payload']]> {
+      for (const entry of collection.livePoints()) yield [entry.slot, entry.payload];
+    })(this.collection);
+    this.indexes.create(path.text, definition, payloads);
+  }
+
+  /** Loads the persisted definitions and fills each index (start-up). */
+  async restore(logger: Logger): Promise<void> {
+    const records = await this.collection.readExtension(indexNamespace);
+    for (const [key, value] of records) {
+      const record = value as IndexRecord;
+      if (record.format !== indexRecordFormat) throw new Error(`payload index ${key}: unsupported record format ${record.format}`);
+      const started = performance.now();
+      this.buildIndex(parsePath(record.field_name), record.definition);
+      logger.info({ collection: this.collection.name, field: record.field_name, elapsed_ms: Math.round(performance.now() - started) }, 'payload index built');
+    }
+  }
+}
+
+const attached = new WeakMap<Collection, CollectionFilters>();
+
+/** The filter state of a collection; every collection gets one when it is loaded or created. */
+export function filtersOf(collection: Collection): CollectionFilters {
+  const filters = attached.get(collection);
+  if (!filters) throw errors.internal('Search', new Error(`collection ${collection.name} has no filter state`));
+  return filters;
+}
+
+/**
+ * For search and query: the slots of `collection` that a request's raw `filter` accepts, as a
+ * bitset whose bytes are the kernel's `allowed` argument. A malformed filter is a 400 whose
+ * message names `field` (e.g. `prefetch[0].filter.must[2].range: ...`).
+ *
+ *   allowedSlots(collection: Collection, filter: unknown, field: string): SlotSet
+ */
+export function allowedSlots(collection: Collection, filter: unknown, field = 'filter'): SlotSet {
+  const filters = filtersOf(collection);
+  return filterSlots(filters.parse(filter, field), filters);
+}
+
+/** `count`: exact, or estimated from the indexes and a sample when `exact` is false. */
+export function countPoints(collection: Collection, filter: unknown, exact: boolean): number {
+  const filters = filtersOf(collection);
+  const parsed = filters.parse(filter);
+  if (!parsed) return collection.pointCount;
+  return exact ? filterSlots(parsed, filters).size : estimateCount(parsed, filters);
+}
+
+function parseFieldName(fieldName: string): PayloadPath {
+  try {
+    return parsePath(fieldName);
+  } catch (error) {
+    if (error instanceof PathSyntaxError) throw errors.invalidField('field_name', error.message);
+    throw error;
+  }
+}
+
+/** `PUT .../index`: persists the definition and builds the index, replacing one on the same field. */
+export function createFieldIndex(collection: Collection, fieldName: string, fieldSchema: unknown, wait: boolean) {
+  const filters = filtersOf(collection);
+  const path = parseFieldName(fieldName);
+  const definition = parseIndexDefinition(fieldSchema);
+  const record: IndexRecord = { format: indexRecordFormat, field_name: path.text, definition };
+  return collection.writeExtension(indexNamespace, { put: { [path.text]: record } }, {
+    wait,
+    operation: 'Field index',
+    apply: () => filters.buildIndex(path, definition),
+  });
+}
+
+/** `DELETE .../index/{field_name}`: a field without an index is not an error. */
+export function deleteFieldIndex(collection: Collection, fieldName: string, wait: boolean) {
+  const filters = filtersOf(collection);
+  const path = parseFieldName(fieldName);
+  return collection.writeExtension(indexNamespace, { delete: [path.text] }, {
+    wait,
+    operation: 'Field index',
+    apply: () => {
+      filters.indexes.drop(path.text);
+    },
+  });
+}
+
+// Deletes and payload writes by filter: the engine calls this inside the write queue.
+registerFilterSelector((collection, filter) => {
+  const filters = filtersOf(collection);
+  const slots = filterSlots(filters.parse(filter), filters);
+  const entries: PointEntry[] = [];
+  slots.forEach((slot) => {
+    const entry = collection.pointBySlot(slot);
+    if (entry) entries.push(entry);
+  });
+  return entries;
+});
+
+/**
+ * Wires the module into an app: a start-up step (after the collections step) that attaches
+ * every loaded collection and rebuilds its indexes, and a listener for collections created later.
+ */
+export function attachFilters(engine: Engine, registry: CollectionRegistry, config: Config, logger: Logger): void {
+  const limits: FilterLimits = { maxDepth: config.limits.max_filter_depth, maxConditions: config.limits.max_filter_conditions };
+  registry.onCollectionCreated((collection) => {
+    attached.set(collection, new CollectionFilters(collection, limits));
+  });
+  engine.addStep({
+    name: 'payload indexes',
+    open: async () => {
+      for (const collection of registry.all()) {
+        const filters = new CollectionFilters(collection, limits);
+        attached.set(collection, filters);
+        await filters.restore(logger);
+      }
+    },
+  });
+}

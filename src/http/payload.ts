@@ -1,0 +1,109 @@
+// Payload routes (API.md §3): set (merge), overwrite, delete keys, clear. Handlers only parse;
+// src/payload/operations.ts does the edits and the Collection writes them atomically.
+import { Type, type Static } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import { errors } from '../errors.js';
+import type { PointSelector } from '../engine/point-selection.js';
+import { clearPayload, deletePayloadKeys, overwritePayload, setPayload } from '../payload/operations.js';
+import { parsePath, PathSyntaxError, type Payload, type PayloadPath } from '../payload/path.js';
+import { CollectionParamsSchema, PointIdSchema, WriteQuerySchema, type CollectionParams, type WriteQuery } from '../points/request-schemas.js';
+import { success } from './envelope.js';
+import { parsePointSelector } from './points.js';
+import { routeSettings } from './route-config.js';
+
+const strict = { additionalProperties: false } as const;
+
+const SetPayloadBodySchema = Type.Object(
+  {
+    payload: Type.Record(Type.String(), Type.Unknown()),
+    points: Type.Optional(Type.Array(PointIdSchema)),
+    filter: Type.Optional(Type.Unknown()),
+    key: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+    shard_key: Type.Optional(Type.Unknown()),
+  },
+  strict,
+);
+type SetPayloadBody = Static<typeof SetPayloadBodySchema>;
+
+const DeletePayloadBodySchema = Type.Object(
+  {
+    keys: Type.Array(Type.String()),
+    points: Type.Optional(Type.Array(PointIdSchema)),
+    filter: Type.Optional(Type.Unknown()),
+    shard_key: Type.Optional(Type.Unknown()),
+  },
+  strict,
+);
+type DeletePayloadBody = Static<typeof DeletePayloadBodySchema>;
+
+const ClearPayloadBodySchema = Type.Object(
+  {
+    points: Type.Optional(Type.Array(PointIdSchema)),
+    filter: Type.Optional(Type.Unknown()),
+    shard_key: Type.Optional(Type.Unknown()),
+  },
+  strict,
+);
+type ClearPayloadBody = Static<typeof ClearPayloadBodySchema>;
+
+function parseKeyPath(text: string, field: string): PayloadPath {
+  try {
+    return parsePath(text);
+  } catch (error) {
+    if (error instanceof PathSyntaxError) throw errors.invalidField(field, error.message);
+    throw error;
+  }
+}
+
+/** Listed ids must exist (404, as for a point update); a filter selects what it selects. */
+function missingPolicy(selector: PointSelector): 'skip' | 'not_found' {
+  return selector.kind === 'ids' ? 'not_found' : 'skip';
+}
+
+export function registerPayloadRoutes(app: FastifyInstance): void {
+  const writeRoute = { config: routeSettings({ permission: 'write' }) };
+
+  for (const method of ['POST', 'PUT'] as const) {
+    app.route<{ Params: CollectionParams; Querystring: WriteQuery; Body: SetPayloadBody }>({
+      method,
+      url: '/collections/:collection_name/points/payload',
+      ...writeRoute,
+      schema: { params: CollectionParamsSchema, querystring: WriteQuerySchema, body: SetPayloadBodySchema },
+      handler: async (request, reply) => {
+        const collection = app.collections.get(request.params.collection_name);
+        const selector = parsePointSelector(request.body);
+        const key = request.body.key === undefined || request.body.key === null ? undefined : parseKeyPath(request.body.key, 'key');
+        const patch = request.body.payload as Payload;
+        const transform = method === 'POST' ? (payload: Payload) => setPayload(payload, patch, key) : (payload: Payload) => overwritePayload(payload, patch, key);
+        const result = await collection.updatePayloads(selector, transform, { wait: request.query.wait ?? false, missing: missingPolicy(selector) });
+        return success(reply, result);
+      },
+    });
+  }
+
+  app.post<{ Params: CollectionParams; Querystring: WriteQuery; Body: DeletePayloadBody }>(
+    '/collections/:collection_name/points/payload/delete',
+    { ...writeRoute, schema: { params: CollectionParamsSchema, querystring: WriteQuerySchema, body: DeletePayloadBodySchema } },
+    async (request, reply) => {
+      // Spec §4.5: only listed ids; filter-based targeting is unavailable for this operation.
+      if (request.body.filter !== undefined) throw errors.invalidField('filter', 'deleting payload keys takes "points" (ids) only: filter-based targeting is unavailable for this operation');
+      if (request.body.points === undefined) throw errors.invalidInput('Validation error in body points: missing required field');
+      const collection = app.collections.get(request.params.collection_name);
+      const keys = request.body.keys.map((key, position) => parseKeyPath(key, `keys[${position}]`));
+      const selector = parsePointSelector({ points: request.body.points });
+      const result = await collection.updatePayloads(selector, (payload) => deletePayloadKeys(payload, keys), { wait: request.query.wait ?? false, missing: 'not_found' });
+      return success(reply, result);
+    },
+  );
+
+  app.post<{ Params: CollectionParams; Querystring: WriteQuery; Body: ClearPayloadBody }>(
+    '/collections/:collection_name/points/payload/clear',
+    { ...writeRoute, schema: { params: CollectionParamsSchema, querystring: WriteQuerySchema, body: ClearPayloadBodySchema } },
+    async (request, reply) => {
+      const collection = app.collections.get(request.params.collection_name);
+      const selector = parsePointSelector(request.body);
+      const result = await collection.updatePayloads(selector, clearPayload, { wait: request.query.wait ?? false, missing: missingPolicy(selector) });
+      return success(reply, result);
+    },
+  );
+}
