@@ -78,7 +78,9 @@ export function parsePointVectors(value: unknown, field: string, layout: VectorL
  * 0.1 and not as 0.10000000149011612 (its exact double value).
  */
 export function float32ToNumber(value: number): number {
-  if (!Number.isFinite(value) || Number.isInteger(value)) return value;
+  if (!Number.isFinite(value)) return value;
+  // Integers below 2^24 print exactly and briefly already; larger floats need the search too.
+  if (Number.isInteger(value) && Math.abs(value) < 16_777_216) return value;
   for (let precision = 6; precision < 9; precision += 1) {
     const candidate = Number(value.toPrecision(precision));
     if (Math.fround(candidate) === value) return candidate;
