@@ -1,0 +1,85 @@
+// Filtered nearest-neighbour search through the Collection's nearest primitive: the planner's
+// bitset, given to the kernel as `allowed`, must yield exactly the nearest points among those the
+// filter accepts (exact scan), and a graph search must never return a point the filter rejects.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { allowedSlots } from '../src/filter/collection-filters.js';
+import { makeDataDirectory, removeDataDirectory, startServer, type TestServer } from './support/server.js';
+
+const dimension = 8;
+const pointCount = 5_000;
+
+function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let mixed = Math.imul(state ^ (state >>> 15), 1 | state);
+    mixed = (mixed + Math.imul(mixed ^ (mixed >>> 7), 61 | mixed)) ^ mixed;
+    return ((mixed ^ (mixed >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+let server: TestServer;
+let directory: string;
+const vectors: number[][] = [];
+const tags: string[][] = [];
+
+beforeAll(async () => {
+  directory = await makeDataDirectory();
+  server = await startServer(directory);
+  const random = seededRandom(2024);
+  for (let id = 0; id < pointCount; id += 1) {
+    vectors.push(Array.from({ length: dimension }, () => random()));
+    // Position in [0, 100): tag "one" on 1% of points, "ten" on 10%, "half" on 50%.
+    const position = (id * 37) % 100;
+    tags.push([...(position < 1 ? ['one'] : []), ...(position < 10 ? ['ten'] : []), ...(position < 50 ? ['half'] : [])]);
+  }
+  for (const name of ['plain', 'indexed']) {
+    await server.client.createCollection(name, { vectors: { size: dimension, distance: 'Euclid' } });
+    if (name === 'indexed') await server.client.createPayloadIndex(name, { wait: true, field_name: 'tag', field_schema: 'keyword' });
+    for (let start = 0; start < pointCount; start += 2_500) {
+      const ids = Array.from({ length: 2_500 }, (_, offset) => start + offset);
+      await server.client.upsert(name, { wait: true, batch: { ids, vectors: ids.map((id) => vectors[id]!), payloads: ids.map((id) => ({ tag: tags[id]! })) } });
+    }
+  }
+});
+
+afterAll(async () => {
+  await server.close();
+  await removeDataDirectory(directory);
+});
+
+function bruteForce(query: number[], accepted: (id: number) => boolean, k: number): number[] {
+  const scored: { id: number; distance: number }[] = [];
+  for (let id = 0; id < pointCount; id += 1) {
+    if (!accepted(id)) continue;
+    const distance = Math.sqrt(vectors[id]!.reduce((sum, value, position) => sum + (value - query[position]!) ** 2, 0));
+    scored.push({ id, distance });
+  }
+  return scored.sort((left, right) => left.distance - right.distance).slice(0, k).map((item) => item.id);
+}
+
+describe('filtered nearest == exact nearest over the accepted points', () => {
+  const cases: [string, string][] = [];
+  for (const name of ['plain', 'indexed']) for (const tag of ['one', 'ten', 'half']) cases.push([name, tag]);
+
+  it.each(cases)('%s collection, tag %s', async (name, tag) => {
+    const collection = server.app.collections.get(name);
+    const filter = { must: [{ key: 'tag', match: { value: tag } }] };
+    const allowed = allowedSlots(collection, filter, 'filter');
+    const accepted = (id: number) => tags[id]!.includes(tag);
+    const expectedCount = tags.filter((list) => list.includes(tag)).length;
+    expect(allowed.size).toBe(expectedCount);
+    const random = seededRandom(tag.length * 31 + name.length);
+    let recalled = 0;
+    for (let round = 0; round < 5; round += 1) {
+      const query = Array.from({ length: dimension }, () => random());
+      const expected = bruteForce(query, accepted, 10);
+      const exact = await collection.nearest('', Float32Array.from(query), 10, { allowed: allowed.toBytes(), exact: true });
+      expect(exact.points.map((entry) => entry.id)).toEqual(expected);
+      const graph = await collection.nearest('', Float32Array.from(query), 10, { allowed: allowed.toBytes() });
+      for (const entry of graph.points) expect(accepted(entry.id as number)).toBe(true);
+      recalled += graph.points.filter((entry) => expected.includes(entry.id as number)).length;
+    }
+    expect(recalled / 50).toBeGreaterThanOrEqual(0.9);
+  });
+});
