@@ -102,8 +102,6 @@ export const errors = {
   fusionWithUsing: (where: string) =>
     new QuiverError('invalid_input', `Bad request: Fusion queries cannot be combined with the 'using' field.${where}`),
   fusionWithoutPrefetch: (where: string) => new QuiverError('invalid_input', `Bad request: cannot apply Fusion without prefetches${where}`),
-  vectorNotFound: (name: string) => new QuiverError('invalid_input', `Wrong input: Not existing vector name error: ${name}`),
-  filterUnavailable: () => new QuiverError('invalid_input', 'Bad request: filters are not available yet in this build'),
 
   internal: (operation: FailedOperation, cause: unknown) =>
     new QuiverError('internal', `${operation} failed: ${cause instanceof Error ? cause.message : String(cause)}`, { cause }),

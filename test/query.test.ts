@@ -31,6 +31,8 @@ beforeAll(async () => {
     await server.request('PUT', `/collections/${distance}`, { vectors: { size: dimension, distance } });
     await upsertAll(server.request, distance, points);
   }
+  // order_by over a whole collection walks a range index, as scroll does.
+  await server.request('PUT', '/collections/Dot/index?wait=true', { field_name: 'price', field_schema: 'integer' });
   await server.request('PUT', '/collections/named', { vectors: { a: { size: dimension, distance: 'Dot' }, b: { size: 3, distance: 'Euclid' } } });
   await upsertAll(server.request, 'named', vectors.map((vector, id) => ({ id, vector: { a: vector, b: vector.slice(0, 3) } })));
 });
@@ -318,6 +320,17 @@ describe('query — order_by, sample, no query', () => {
     expect(descending.map((hit) => hit.id)).toEqual([100, 99]);
   });
 
+  it('order_by without a range index on the key is a 400, as for scroll', async () => {
+    const response = await query('Euclid', { query: { order_by: 'price' } });
+    expect(response.status).toBe(400);
+    expect(response.body.status.error).toMatch(/range index/);
+  });
+
+  it('order_by with a filter orders only the points the filter accepts', async () => {
+    const hits = await queryPoints('Dot', { query: { order_by: { key: 'price', direction: 'desc' } }, filter: { must: [{ key: 'group', match: { value: 2 } }] }, limit: 3 });
+    expect(hits.map((hit) => hit.id)).toEqual([197, 194, 191]);
+  });
+
   it('order_by over a prefetch orders only the prefetched points', async () => {
     const prefetched = bruteForce('Euclid', probes[0]!, vectors, 6).map((hit) => hit.id).sort((left, right) => left - right);
     const hits = await queryPoints('Euclid', { prefetch: { query: probes[0], limit: 6 }, query: { order_by: 'price' } });
@@ -334,6 +347,46 @@ describe('query — order_by, sample, no query', () => {
   it('no query and no prefetch: points by id ascending, like scroll', async () => {
     const hits = await queryPoints('Dot', { limit: 4, offset: 2 });
     expect(hits.map((hit) => hit.id)).toEqual([2, 3, 4, 5]);
+  });
+});
+
+describe('query — filters at every level', () => {
+  const inGroup = (group: number) => (id: number) => id % 3 === group;
+
+  it('a root filter applies to the query and to every prefetch under it', async () => {
+    const probe = probes[0]!;
+    const hits = await queryPoints('Euclid', { query: probe, filter: { must: [{ key: 'group', match: { value: 0 } }] }, limit: 6 });
+    expectSameHits(hits, bruteForce('Euclid', probe, vectors, 6, { keep: inGroup(0) }));
+    const fused = await queryPoints('Euclid', {
+      prefetch: [{ query: probe, limit: 10 }, { query: probes[1], limit: 10 }],
+      query: { fusion: 'rrf' },
+      filter: { must: [{ key: 'group', match: { value: 1 } }] },
+    });
+    expect(fused.length).toBeGreaterThan(0);
+    for (const hit of fused) expect(hit.id % 3).toBe(1);
+  });
+
+  it('a prefetch filter narrows only that prefetch', async () => {
+    const probe = probes[1]!;
+    const hits = await queryPoints('Cosine', {
+      prefetch: [{ query: probe, limit: 8, filter: { must: [{ key: 'group', match: { value: 2 } }] } }],
+      query: probe,
+      limit: 8,
+    });
+    expectSameHits(hits, bruteForce('Cosine', probe, vectors, 8, { keep: inGroup(2) }));
+  });
+
+  it('example-based forms honour the filter too', async () => {
+    const keep = inGroup(1);
+    const hits = await queryPoints('Dot', { query: { recommend: { positive: [3], strategy: 'sum_scores' } }, filter: { must: [{ key: 'group', match: { value: 1 } }] }, limit: 5 });
+    const reference = rankAll((vector) => similarity('Dot', vectors[3]!, vector), 200, [3]).filter((hit) => keep(hit.id)).slice(0, 5);
+    expectSameHits(hits, reference);
+  });
+
+  it('a bad filter in a prefetch is a 400 naming where it is', async () => {
+    const response = await query('Dot', { prefetch: [{ query: probes[0] }, { query: probes[1], filter: { must: [{ key: 'x', match: {} }] } }], query: { fusion: 'rrf' } });
+    expect(response.status).toBe(400);
+    expect(response.body.status.error).toContain('prefetch[1].filter');
   });
 });
 

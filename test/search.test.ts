@@ -145,13 +145,21 @@ describe('search — vectors, selectors, errors', () => {
     expect(response.body.status.error).toBe('Collection not found: nothing-here');
   });
 
-  it('a filter is never ignored: until the filter module is wired in it answers 400', async () => {
-    const response = await search('Dot', { vector: queries[0], limit: 3, filter: { must: [{ key: 'group', match: { value: 1 } }] } });
-    if (response.status === 200) {
-      for (const hit of response.body.result as { id: number }[]) expect(hit.id % 3).toBe(1);
-    } else {
-      expect(response.status).toBe(400);
+  it('a filter keeps only the points it accepts, with or without an index, exact or not', async () => {
+    const keep = (id: number) => id % 3 === 1;
+    for (const params of [{}, { exact: true }]) {
+      const response = await search('Dot', { vector: queries[0], limit: 7, params, filter: { must: [{ key: 'group', match: { value: 1 } }] } });
+      expect(response.status).toBe(200);
+      expectSameHits(response.body.result, bruteForce('Dot', queries[0]!, vectors, 7, { keep }));
     }
+    const nested = await search('Euclid', { vector: queries[1], limit: 5, filter: { must_not: [{ key: 'nested.even', match: { value: true } }] } });
+    expectSameHits(nested.body.result, bruteForce('Euclid', queries[1]!, vectors, 5, { keep: (id) => id % 2 === 1 }));
+  });
+
+  it('a malformed filter is a 400 naming the condition', async () => {
+    const response = await search('Dot', { vector: queries[0], limit: 3, filter: { must: [{ key: 'group', range: { gt: 'x' } }] } });
+    expect(response.status).toBe(400);
+    expect(response.body.status.error).toContain('filter.must[0].range');
   });
 });
 

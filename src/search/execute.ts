@@ -6,6 +6,7 @@
 import type { Collection, PointEntry } from '../engine/collection.js';
 import { errors } from '../errors.js';
 import type { Distance, VectorIndex } from '../native/vector-index.js';
+import { scroll } from '../filter/scroll.js';
 import { comparePointIds, formatPointId, parsePointId, pointIdKey } from '../points/ids.js';
 import { averageVector } from './example-scores.js';
 import { exampleScorer, type CandidateScorer, type ExampleForm } from './example-scorer.js';
@@ -212,7 +213,7 @@ export class QueryRun {
     const form = stage.query;
     const allowed = await this.allowed(filters);
     if (!form) return this.byId(allowed, limit);
-    if (form.kind === 'order_by') return this.orderBy(form.orderBy, stage, this.liveEntries(allowed), limit);
+    if (form.kind === 'order_by') return this.orderByIndex(form.orderBy, filters, limit);
     if (form.kind === 'sample') return this.sample(this.liveEntries(allowed), limit);
     if (form.kind === 'rrf' || form.kind === 'dbsf') throw errors.fusionWithoutPrefetch('');
 
@@ -278,7 +279,33 @@ export class QueryRun {
     return { order: 'larger_better', points: selector.drain().map((selected) => ({ entry: kept[selected.position]!, score: selected.score })) };
   }
 
-  /** Points ordered by a payload value; `order_value` tells the client which. */
+  /**
+   * order_by over the whole collection walks the key's range index, exactly as scroll with
+   * order_by does (same 400 without a range index, same order for several values and ties).
+   */
+  private orderByIndex(spec: OrderBySpec, filters: FilterUse[], limit: number): StageOutput {
+    const filter = filters.length === 0 ? undefined : filters.length === 1 ? filters[0]!.filter : { must: filters.map((use) => use.filter) };
+    const found = scroll(this.collection, {
+      offset: undefined,
+      limit: limit + this.excluded.size,
+      filter,
+      orderBy: { key: spec.key, direction: spec.direction, startFrom: spec.startFrom },
+      payload: { kind: 'none' },
+      vector: { kind: 'none' },
+    });
+    const points: Scored[] = [];
+    for (const record of found.points) {
+      const entry = this.collection.pointById(record.id);
+      if (!this.keep(entry, undefined) || points.length === limit) continue;
+      points.push({ entry, score: 0, ...(record.order_value !== undefined ? { orderValue: record.order_value } : {}) });
+    }
+    return { order: spec.direction === 'asc' ? 'smaller_better' : 'larger_better', points };
+  }
+
+  /**
+   * order_by over prefetched points reads each point's payload: the candidates are few, and the
+   * value chosen for a field with several values is the one the index walk would meet first.
+   */
   private orderBy(spec: OrderBySpec, stage: QueryStage, entries: Iterable<PointEntry>, limit: number): StageOutput {
     const field = `${join(stage.field, 'query')}.order_by`;
     const ascending = spec.direction === 'asc';

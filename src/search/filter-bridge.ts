@@ -1,10 +1,10 @@
-// The search side of filters: turns a request's filter into the slots it allows. The filter
-// module (src/filter) provides the planner; until it is wired in, a filter is refused with 400
-// rather than ignored — an ignored filter would return points the caller excluded.
+// The search side of filters: a request's raw filter becomes the slots it allows, planned by
+// the filter module (indexes first, payload evaluation for the rest). A bad filter is a 400
+// naming the exact part, e.g. `prefetch[0].filter.must[2].range.gt`.
 import type { Collection } from '../engine/collection.js';
-import { errors } from '../errors.js';
+import { allowedSlots as filterModuleSlots } from '../filter/collection-filters.js';
 import type { SlotSet } from './execute.js';
 
-export function allowedSlots(_collection: Collection, _filter: unknown, _field: string): SlotSet {
-  throw errors.filterUnavailable();
+export function allowedSlots(collection: Collection, filter: unknown, field: string): SlotSet {
+  return filterModuleSlots(collection, filter, field);
 }
