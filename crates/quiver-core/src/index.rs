@@ -1,6 +1,11 @@
-//! `VectorIndex`: the one type the binding talks to. Owns the vector store and (from the
-//! graph milestone on) the HNSW graph and its background indexer; every method takes `&self`
-//! so one index is shared across threads behind an `Arc`.
+//! `VectorIndex`: the one type the binding talks to. Owns the vector store, the HNSW graph and
+//! the background threads that link new vectors into it; every method takes `&self` so one
+//! index is shared across threads behind an `Arc`.
+//!
+//! Locks, and who may wait on them: `write_gate` orders writers (upsert, delete, save) and is
+//! never taken by searches; `indexing` lets save and tombstone cleanup pause the graph
+//! builders (each holds it shared for one insert); `pending` is held for microseconds. A
+//! search takes only the pending lock (to copy the unindexed tail) and a visited list.
 
 use crate::bitset::AllowedSlots;
 use crate::brute_force;
@@ -8,13 +13,20 @@ use crate::checkpoint::{self, Decoder, Encoder, FORMAT_VERSION, MAGIC};
 use crate::distance::{Metric, Space};
 use crate::error::{KernelError, KernelResult};
 use crate::store::{SlotState, VectorStore};
-use crate::top_k::Neighbor;
+use crate::hnsw::{Graph, GraphParams, IntegrityReport};
+use crate::pending::Pending;
+use crate::top_k::{Neighbor, TopK};
 use std::io::Write;
 use std::path::Path;
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
 
 pub const MAX_DIMENSION: usize = 65_536;
 pub const MAX_K: usize = 1_000_000;
+/// Search candidate list size when the caller gives none (then max(k, this)).
+pub const DEFAULT_EF: usize = 64;
+/// Tombstoned nodes are cleaned out of the graph once they are this share of it.
+pub const CLEANUP_SHARE: f64 = 0.2;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct IndexParams {
@@ -73,45 +85,141 @@ pub struct IndexStats {
     pub memory_bytes: usize,
 }
 
-pub struct VectorIndex {
+struct Shared {
     params: IndexParams,
     store: VectorStore,
-    /// Serialises writers (upsert, delete, load); readers never take it.
+    graph: Graph,
+    pending: Pending,
+    /// Serialises writers (upsert, delete, save, load); readers never take it.
     write_gate: Mutex<()>,
+    /// Graph builders hold it shared per insert; save and cleanup take it exclusively.
+    indexing: RwLock<()>,
+    /// Tombstoned slots that are still graph nodes.
+    graph_tombstones: AtomicUsize,
+    workers_started: AtomicBool,
+}
+
+pub struct VectorIndex {
+    shared: Arc<Shared>,
+}
+
+impl Drop for VectorIndex {
+    fn drop(&mut self) {
+        self.shared.pending.shutdown();
+    }
+}
+
+fn lock_mutex(mutex: &Mutex<()>) -> std::sync::MutexGuard<'_, ()> {
+    mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+impl Shared {
+    fn link(&self, slot: u32) {
+        let _indexing = self.indexing.read().unwrap_or_else(|poisoned| poisoned.into_inner());
+        if self.store.is_live(slot) {
+            self.graph.insert(&self.store, slot);
+        }
+    }
+
+    fn needs_cleanup(&self) -> bool {
+        let tombstones = self.graph_tombstones.load(Ordering::Acquire);
+        tombstones > 0 && tombstones as f64 >= CLEANUP_SHARE * self.graph.node_count() as f64
+    }
+
+    fn cleanup(&self) {
+        let _indexing = self.indexing.write().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let removed = self.graph.remove_deleted(&self.store);
+        let _ = self.graph_tombstones.fetch_update(Ordering::AcqRel, Ordering::Acquire, |count| Some(count.saturating_sub(removed)));
+    }
+
+    fn run_worker(&self) {
+        while let Some(slot) = self.pending.take() {
+            let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.link(slot)));
+            let idle = self.pending.finish(slot);
+            if result.is_err() {
+                // A kernel bug, not bad input. Linking is retried never (it would panic again),
+                // but the vector stays in the store; the integrity check will show the gap.
+                continue;
+            }
+            if idle && self.needs_cleanup() {
+                self.cleanup();
+            }
+        }
+    }
 }
 
 impl VectorIndex {
     pub fn new(params: IndexParams) -> KernelResult<VectorIndex> {
         params.validate()?;
         let space = Space::new(params.metric);
-        Ok(VectorIndex { store: VectorStore::new(params.dimension, space), params, write_gate: Mutex::new(()) })
+        let graph = Graph::new(GraphParams::new(params.m, params.ef_construct));
+        Ok(VectorIndex {
+            shared: Arc::new(Shared {
+                store: VectorStore::new(params.dimension, space),
+                graph,
+                pending: Pending::default(),
+                write_gate: Mutex::new(()),
+                indexing: RwLock::new(()),
+                graph_tombstones: AtomicUsize::new(0),
+                workers_started: AtomicBool::new(false),
+                params,
+            }),
+        })
     }
 
     pub fn params(&self) -> &IndexParams {
-        &self.params
+        &self.shared.params
     }
 
     pub fn dimension(&self) -> usize {
-        self.params.dimension
+        self.shared.params.dimension
     }
 
     pub fn metric(&self) -> Metric {
-        self.params.metric
+        self.shared.params.metric
     }
 
-    fn lock_writes(&self) -> std::sync::MutexGuard<'_, ()> {
-        self.write_gate.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    fn worker_count(&self) -> usize {
+        match self.shared.params.indexing_threads {
+            0 => std::thread::available_parallelism().map_or(1, |cores| cores.get()),
+            threads => threads,
+        }
+    }
+
+    /// Starts the graph builders on first need (an index that is only ever read or is
+    /// closed at once costs no threads).
+    fn ensure_workers(&self) {
+        if self.shared.workers_started.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        for number in 0..self.worker_count() {
+            let shared = Arc::clone(&self.shared);
+            let spawned = std::thread::Builder::new().name(format!("quiver-index-{number}")).spawn(move || shared.run_worker());
+            if spawned.is_err() && number == 0 {
+                // No thread at all: link inline from now on rather than never.
+                self.shared.workers_started.store(false, Ordering::Release);
+                return;
+            }
+        }
+    }
+
+    /// Links everything pending on the calling thread (used when no worker could start).
+    fn drain_inline(&self) {
+        while let Some(slot) = self.shared.pending.try_take() {
+            self.shared.link(slot);
+            self.shared.pending.finish(slot);
+        }
     }
 
     /// Inserts or replaces the vectors of `slots`; `vectors` holds slots.len() rows. The whole
-    /// batch is checked before anything is written, so a bad batch changes nothing.
+    /// batch is checked before anything is written, so a bad batch changes nothing. Vectors
+    /// are searchable (by exact scan of the tail) when this returns, and linked into the graph
+    /// in the background.
     pub fn upsert(&self, slots: &[u32], vectors: &[f32]) -> KernelResult<()> {
-        let dimension = self.params.dimension;
+        let dimension = self.shared.params.dimension;
         if vectors.len() != slots.len() * dimension {
-            return Err(KernelError::dimension(
-                dimension,
-                if slots.is_empty() { vectors.len() } else { vectors.len() / slots.len().max(1) },
-            ));
+            let per_vector = if slots.is_empty() { vectors.len() } else { vectors.len() / slots.len() };
+            return Err(KernelError::dimension(dimension, per_vector));
         }
         if let Some(position) = slots.iter().position(|slot| *slot == u32::MAX) {
             return Err(KernelError::invalid(format!("slot {} at position {position} is out of range", u32::MAX)));
@@ -119,35 +227,51 @@ impl VectorIndex {
         if let Some(position) = vectors.iter().position(|value| !value.is_finite()) {
             return Err(KernelError::invalid(format!("vector {} holds a non-finite value", position / dimension)));
         }
-        let _writer = self.lock_writes();
-        let mut prepared = vec![0f32; dimension];
-        for (slot, vector) in slots.iter().zip(vectors.chunks_exact(dimension)) {
-            prepared.copy_from_slice(vector);
-            self.store.prepare(&mut prepared);
-            self.store.put(*slot, &prepared);
+        if slots.is_empty() {
+            return Ok(());
+        }
+        {
+            let _writer = lock_mutex(&self.shared.write_gate);
+            let store = &self.shared.store;
+            let mut prepared = vec![0f32; dimension];
+            for (slot, vector) in slots.iter().zip(vectors.chunks_exact(dimension)) {
+                prepared.copy_from_slice(vector);
+                store.prepare(&mut prepared);
+                if store.put(*slot, &prepared) == SlotState::Deleted && self.shared.graph.contains(*slot) {
+                    let _ = self.shared.graph_tombstones.fetch_update(Ordering::AcqRel, Ordering::Acquire, |count| Some(count.saturating_sub(1)));
+                }
+            }
+            self.shared.pending.push(slots.iter().copied());
+        }
+        self.ensure_workers();
+        if !self.shared.workers_started.load(Ordering::Acquire) {
+            self.drain_inline();
         }
         Ok(())
     }
 
     /// Tombstones the given slots; unknown or already deleted slots are ignored.
     pub fn delete(&self, slots: &[u32]) {
-        let _writer = self.lock_writes();
+        let _writer = lock_mutex(&self.shared.write_gate);
         for slot in slots {
-            self.store.delete(*slot);
+            if self.shared.store.delete(*slot) && self.shared.graph.contains(*slot) {
+                self.shared.graph_tombstones.fetch_add(1, Ordering::AcqRel);
+            }
         }
     }
 
     pub fn has(&self, slot: u32) -> bool {
-        self.store.is_live(slot)
+        self.shared.store.is_live(slot)
     }
 
     /// Stored vectors of `slots`, row by row; NaN rows for slots without a live vector.
     pub fn vectors(&self, slots: &[u32]) -> Vec<f32> {
-        let dimension = self.params.dimension;
+        let dimension = self.shared.params.dimension;
+        let store = &self.shared.store;
         let mut output = vec![f32::NAN; slots.len() * dimension];
         for (row, slot) in output.chunks_exact_mut(dimension).zip(slots) {
-            if self.store.is_live(*slot) {
-                if let Some(vector) = self.store.vector(*slot) {
+            if store.is_live(*slot) {
+                if let Some(vector) = store.vector(*slot) {
                     row.copy_from_slice(vector);
                 }
             }
@@ -156,8 +280,9 @@ impl VectorIndex {
     }
 
     pub fn search(&self, query: &[f32], k: usize, params: &SearchParams<'_>) -> KernelResult<Vec<Hit>> {
-        if query.len() != self.params.dimension {
-            return Err(KernelError::dimension(self.params.dimension, query.len()));
+        let shared = &*self.shared;
+        if query.len() != shared.params.dimension {
+            return Err(KernelError::dimension(shared.params.dimension, query.len()));
         }
         if k > MAX_K {
             return Err(KernelError::invalid(format!("k must be at most {MAX_K}, got {k}")));
@@ -165,10 +290,58 @@ impl VectorIndex {
         if query.iter().any(|value| !value.is_finite()) {
             return Err(KernelError::invalid("query holds a non-finite value"));
         }
+        if k == 0 {
+            return Ok(Vec::new());
+        }
         let mut prepared = query.to_vec();
-        self.store.prepare(&mut prepared);
-        let neighbors = brute_force::search(&self.store, &prepared, k, params.allowed);
+        shared.store.prepare(&mut prepared);
+        let store = &shared.store;
+        let threshold = shared.params.full_scan_threshold;
+        let scan = params.exact
+            || match params.allowed {
+                Some(allowed) => allowed.count() < threshold,
+                None => store.live_count() < threshold,
+            };
+        if scan {
+            return Ok(self.to_hits(brute_force::search(store, &prepared, k, params.allowed)));
+        }
+        let ef = params.ef.unwrap_or(DEFAULT_EF).max(k);
+        let neighbors = match params.allowed {
+            Some(allowed) => {
+                let accept = |slot: u32| allowed.contains(slot) && store.is_live(slot);
+                self.graph_and_tail(&prepared, k, ef, &accept)
+            }
+            None => {
+                let accept = |slot: u32| store.is_live(slot);
+                self.graph_and_tail(&prepared, k, ef, &accept)
+            }
+        };
         Ok(self.to_hits(neighbors))
+    }
+
+    /// Graph results merged with an exact scan of the not-yet-linked tail.
+    fn graph_and_tail<F: Fn(u32) -> bool>(&self, query: &[f32], k: usize, ef: usize, accept: &F) -> Vec<Neighbor> {
+        let shared = &*self.shared;
+        let from_graph = shared.graph.search(&shared.store, query, k, ef, accept);
+        let mut tail = Vec::new();
+        shared.pending.snapshot(&mut tail);
+        if tail.is_empty() {
+            return from_graph;
+        }
+        let mut top = TopK::new(k);
+        for neighbor in &from_graph {
+            top.push(*neighbor);
+        }
+        tail.sort_unstable();
+        tail.dedup();
+        let store = &shared.store;
+        for slot in tail {
+            // A slot being re-linked can be in both lists: the graph copy already counts.
+            if accept(slot) && !from_graph.iter().any(|neighbor| neighbor.slot == slot) {
+                top.push(Neighbor { distance: store.distance_to(query, slot), slot });
+            }
+        }
+        top.into_sorted()
     }
 
     /// The exact answer, whatever the parameters say: the oracle for recall tests.
@@ -177,31 +350,62 @@ impl VectorIndex {
     }
 
     fn to_hits(&self, neighbors: Vec<Neighbor>) -> Vec<Hit> {
-        let space = self.store.space();
+        let space = self.shared.store.space();
         neighbors.into_iter().map(|neighbor| Hit { slot: neighbor.slot, score: space.score(neighbor.distance) }).collect()
     }
 
     pub fn stats(&self) -> IndexStats {
-        let count = self.store.live_count();
+        let shared = &*self.shared;
+        let count = shared.store.live_count();
+        let mut tail = Vec::new();
+        shared.pending.snapshot(&mut tail);
+        tail.sort_unstable();
+        tail.dedup();
+        let unlinked = tail.iter().filter(|slot| shared.store.is_live(**slot)).count();
         IndexStats {
             count,
-            indexed_count: count,
-            deleted_count: self.store.deleted_count(),
-            memory_bytes: self.store.memory_bytes() + std::mem::size_of::<VectorIndex>(),
+            indexed_count: count.saturating_sub(unlinked),
+            deleted_count: shared.store.deleted_count(),
+            memory_bytes: shared.store.memory_bytes() + shared.graph.memory_bytes() + std::mem::size_of::<Shared>(),
         }
     }
 
     /// Blocks until every upserted vector is linked into the graph.
-    pub fn wait_indexed(&self) {}
+    pub fn wait_indexed(&self) {
+        if self.shared.workers_started.load(Ordering::Acquire) {
+            self.shared.pending.wait_idle();
+        } else {
+            self.drain_inline();
+        }
+    }
+
+    /// Cleans tombstones out of the graph now, whatever their share (normally automatic).
+    pub fn compact(&self) {
+        self.shared.cleanup();
+    }
+
+    pub fn check_integrity(&self) -> IntegrityReport {
+        let _indexing = self.shared.indexing.write().unwrap_or_else(|poisoned| poisoned.into_inner());
+        self.shared.graph.check_integrity(&self.shared.store)
+    }
 
     /// Stops background work; memory is freed when the last handle drops.
-    pub fn close(&self) {}
+    pub fn close(&self) {
+        self.shared.pending.shutdown();
+    }
 
     /// Writes the index to `path` atomically, tagged with the last operation id it covers.
-    /// Writers wait while it runs so the file is one consistent state; searches do not.
+    /// Writers and graph builders pause while it runs so the file is one consistent state;
+    /// searches go on.
     pub fn save(&self, path: &Path, last_operation_id: u64) -> KernelResult<()> {
-        let _writer = self.lock_writes();
-        let params = &self.params;
+        let shared = &*self.shared;
+        let _writer = lock_mutex(&shared.write_gate);
+        let _indexing = shared.indexing.write().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let params = &shared.params;
+        let mut tail = Vec::new();
+        shared.pending.snapshot(&mut tail);
+        tail.sort_unstable();
+        tail.dedup();
         checkpoint::write_atomically(path, |encoder| {
             encoder.bytes(MAGIC)?;
             encoder.u32(FORMAT_VERSION)?;
@@ -212,20 +416,24 @@ impl VectorIndex {
             encoder.u32(params.full_scan_threshold.min(u32::MAX as usize) as u32)?;
             encoder.u32(params.indexing_threads as u32)?;
             encoder.u64(last_operation_id)?;
-            let bound = self.store.slot_bound();
+            let bound = shared.store.slot_bound();
             encoder.u32(bound)?;
             for slot in 0..bound {
                 self.write_slot(encoder, slot)?;
             }
-            // Graph section: none yet (flat index).
-            encoder.u8(0)?;
+            encoder.u8(GRAPH_HNSW)?;
+            shared.graph.write_to(encoder)?;
+            encoder.u32(tail.len() as u32)?;
+            for slot in &tail {
+                encoder.u32(*slot)?;
+            }
             Ok(())
         })
     }
 
     fn write_slot<W: Write>(&self, encoder: &mut Encoder<W>, slot: u32) -> std::io::Result<()> {
-        let state = self.store.state(slot);
-        match (state, self.store.vector(slot)) {
+        let store = &self.shared.store;
+        match (store.state(slot), store.vector(slot)) {
             (SlotState::Live, Some(vector)) => {
                 encoder.u8(1)?;
                 encoder.f32s(vector)
@@ -238,7 +446,8 @@ impl VectorIndex {
         }
     }
 
-    /// Loads a checkpoint; returns the index and the last operation id it covers.
+    /// Loads a checkpoint; returns the index and the last operation id it covers. Slots that
+    /// were not linked when it was saved are queued for the graph builders again.
     pub fn load(path: &Path) -> KernelResult<(VectorIndex, u64)> {
         let body = checkpoint::read_verified(path)?;
         let mut decoder = Decoder::new(&body);
@@ -258,27 +467,54 @@ impl VectorIndex {
         let last_operation_id = decoder.u64()?;
         let bound = decoder.u32()?;
         let index = VectorIndex::new(params)?;
+        let shared = &*index.shared;
         let mut vector = vec![0f32; dimension];
         for slot in 0..bound {
             match decoder.u8()? {
                 0 => {}
                 state @ (1 | 2) => {
                     decoder.f32s(&mut vector)?;
-                    index.store.put(slot, &vector);
+                    if vector.iter().any(|value| !value.is_finite()) {
+                        return Err(KernelError::corrupt(format!("slot {slot} holds a non-finite value")));
+                    }
                     if state == 2 {
-                        index.store.delete(slot);
+                        shared.store.put_deleted(slot, &vector);
+                    } else {
+                        shared.store.put(slot, &vector);
                     }
                 }
                 other => return Err(KernelError::corrupt(format!("slot {slot} has unknown state {other}"))),
             }
         }
+        let mut unlinked: Vec<u32> = Vec::new();
         match decoder.u8()? {
-            0 => {}
+            GRAPH_NONE => {}
+            GRAPH_HNSW => {
+                shared.graph.read_from(&mut decoder, bound)?;
+                let count = decoder.u32()? as usize;
+                if count > bound as usize {
+                    return Err(KernelError::corrupt(format!("{count} pending slots for {bound} slots")));
+                }
+                for _ in 0..count {
+                    unlinked.push(decoder.u32()?);
+                }
+            }
             other => return Err(KernelError::corrupt(format!("unknown graph section kind {other}"))),
         }
         if decoder.remaining() != 0 {
             return Err(KernelError::corrupt(format!("{} unexpected bytes after the graph", decoder.remaining())));
         }
+        let tombstones = (0..bound).filter(|slot| shared.graph.contains(*slot) && !shared.store.is_live(*slot)).count();
+        shared.graph_tombstones.store(tombstones, Ordering::Release);
+        // Anything live the graph does not hold (or that was mid-link) goes back to the tail.
+        unlinked.extend((0..bound).filter(|slot| shared.store.is_live(*slot) && !shared.graph.contains(*slot)));
+        if !unlinked.is_empty() {
+            shared.pending.push(unlinked);
+            index.ensure_workers();
+        }
         Ok((index, last_operation_id))
     }
 }
+
+const GRAPH_NONE: u8 = 0;
+const GRAPH_HNSW: u8 = 1;

@@ -7,7 +7,9 @@ pub mod checkpoint;
 pub mod crc32;
 pub mod distance;
 pub mod error;
+pub mod hnsw;
 pub mod index;
+pub mod pending;
 pub mod rows;
 pub mod store;
 pub mod top_k;
@@ -16,3 +18,8 @@ pub use bitset::AllowedSlots;
 pub use distance::Metric;
 pub use error::{ErrorCode, KernelError, KernelResult};
 pub use index::{Hit, IndexParams, IndexStats, SearchParams, VectorIndex};
+
+#[cfg(test)]
+mod index_tests;
+#[cfg(test)]
+mod test_support;

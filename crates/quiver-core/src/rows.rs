@@ -25,6 +25,7 @@ unsafe impl Zeroable for u32 {}
 unsafe impl Zeroable for std::sync::atomic::AtomicU32 {}
 unsafe impl Zeroable for std::sync::atomic::AtomicU64 {}
 unsafe impl Zeroable for std::sync::atomic::AtomicU8 {}
+unsafe impl<T> Zeroable for std::sync::atomic::AtomicPtr<T> {}
 
 pub struct Rows<T: Zeroable> {
     row_length: usize,

@@ -25,6 +25,7 @@ pub enum SlotState {
 pub struct VectorStore {
     dimension: usize,
     space: Space,
+    link_space: Space,
     arena: Rows<f32>,
     slots: Rows<AtomicU32>,
     /// Rows handed out; written only by the single writer (the caller holds the write gate).
@@ -40,6 +41,7 @@ impl VectorStore {
         VectorStore {
             dimension,
             space,
+            link_space: space.link_space(),
             arena: Rows::new(dimension),
             slots: Rows::new(1),
             next_row: AtomicU32::new(0),
@@ -55,6 +57,20 @@ impl VectorStore {
 
     pub fn space(&self) -> &Space {
         &self.space
+    }
+
+    /// The space the graph is linked in (see `Space::link_space`).
+    pub fn link_space(&self) -> &Space {
+        &self.link_space
+    }
+
+    /// Distance in `space` from `query` to `slot`'s vector; infinite if it holds none.
+    #[inline(always)]
+    pub fn distance_in(&self, space: &Space, query: &[f32], slot: u32) -> f32 {
+        match self.vector(slot) {
+            Some(vector) => space.distance(query, vector),
+            None => f32::INFINITY,
+        }
     }
 
     #[inline(always)]
@@ -99,14 +115,6 @@ impl VectorStore {
         match self.vector(slot) {
             Some(vector) => self.space.distance(query, vector),
             None => f32::INFINITY,
-        }
-    }
-
-    #[inline(always)]
-    pub fn distance_between(&self, left: u32, right: u32) -> f32 {
-        match (self.vector(left), self.vector(right)) {
-            (Some(a), Some(b)) => self.space.distance(a, b),
-            _ => f32::INFINITY,
         }
     }
 

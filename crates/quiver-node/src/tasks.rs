@@ -107,7 +107,7 @@ impl Task for SearchTask {
             if !self.batch {
                 return Ok(SearchOutput::Single(self.index.search(&self.queries, self.k, &params).map_err(to_napi)?));
             }
-            if self.queries.len() % dimension != 0 {
+            if !self.queries.len().is_multiple_of(dimension) {
                 return Err(to_napi(quiver_core::KernelError::dimension(dimension, self.queries.len() % dimension)));
             }
             let mut results = Vec::with_capacity(self.queries.len() / dimension);

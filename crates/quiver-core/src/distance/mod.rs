@@ -140,6 +140,7 @@ pub struct Space {
     pub metric: Metric,
     kernel: Kernel,
     negate: bool,
+    l2_kernel: Kernel,
 }
 
 impl Space {
@@ -150,9 +151,19 @@ impl Space {
     pub fn with_instruction_set(metric: Metric, set: InstructionSet) -> Space {
         let kernels = set.kernels().unwrap_or(SCALAR);
         match metric {
-            Metric::Cosine | Metric::Dot => Space { metric, kernel: kernels.dot, negate: true },
-            Metric::Euclid => Space { metric, kernel: kernels.l2_squared, negate: false },
-            Metric::Manhattan => Space { metric, kernel: kernels.l1, negate: false },
+            Metric::Cosine | Metric::Dot => Space { metric, kernel: kernels.dot, negate: true, l2_kernel: kernels.l2_squared },
+            Metric::Euclid => Space { metric, kernel: kernels.l2_squared, negate: false, l2_kernel: kernels.l2_squared },
+            Metric::Manhattan => Space { metric, kernel: kernels.l1, negate: false, l2_kernel: kernels.l2_squared },
+        }
+    }
+
+    /// The space the graph is linked in. Inner product is no metric (a vector is not its own
+    /// nearest neighbour, long vectors crowd every list), so for Dot the graph is linked by L2
+    /// distance, which keeps it navigable, and searched by dot product.
+    pub fn link_space(&self) -> Space {
+        match self.metric {
+            Metric::Dot => Space { metric: Metric::Euclid, kernel: self.l2_kernel, negate: false, l2_kernel: self.l2_kernel },
+            _ => *self,
         }
     }
 

@@ -1,0 +1,116 @@
+//! Graph search: greedy descent through the upper levels, then a best-first search of
+//! level 0 with a candidate list of `ef`. The `accept` predicate decides what may be returned
+//! (live, allowed by the filter); every node is still walked through, so a filter never cuts
+//! the graph apart (results are collected only from matching nodes).
+
+use super::visited::VisitedList;
+use super::Graph;
+use crate::distance::Space;
+use crate::store::VectorStore;
+use crate::top_k::Neighbor;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::sync::atomic::Ordering;
+
+impl Graph {
+    pub fn slot_bound(&self) -> u32 {
+        self.slot_bound.load(Ordering::Acquire)
+    }
+
+    /// One past the highest slot a search may meet (graph nodes and store slots).
+    pub(crate) fn take_visited(&self, store: &VectorStore) -> VisitedList {
+        self.visited.take(self.slot_bound().max(store.slot_bound()) as usize)
+    }
+
+    /// Moves from `start` to the closest node reachable greedily at `level`.
+    pub(crate) fn greedy(&self, store: &VectorStore, space: &Space, query: &[f32], mut current: Neighbor, level: usize) -> Neighbor {
+        let mut changed = true;
+        while changed {
+            changed = false;
+            let Some(row) = self.links(current.slot, level) else { break };
+            let count = (row[0].load(Ordering::Acquire) as usize).min(row.len() - 1);
+            for cell in &row[1..=count] {
+                let slot = cell.load(Ordering::Relaxed);
+                let distance = store.distance_in(space, query, slot);
+                if distance < current.distance {
+                    current = Neighbor { distance, slot };
+                    changed = true;
+                }
+            }
+        }
+        current
+    }
+
+    /// Best-first search of one level from `entries`; returns up to `ef` accepted nodes,
+    /// nearest first.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn search_level<F: Fn(u32) -> bool>(
+        &self,
+        store: &VectorStore,
+        space: &Space,
+        query: &[f32],
+        entries: &[Neighbor],
+        ef: usize,
+        level: usize,
+        accept: &F,
+        visited: &mut VisitedList,
+    ) -> Vec<Neighbor> {
+        let mut candidates: BinaryHeap<Reverse<Neighbor>> = BinaryHeap::with_capacity(ef * 4);
+        let mut results: BinaryHeap<Neighbor> = BinaryHeap::with_capacity(ef + 1);
+        for entry in entries {
+            if visited.insert(entry.slot) {
+                candidates.push(Reverse(*entry));
+                if accept(entry.slot) {
+                    results.push(*entry);
+                    if results.len() > ef {
+                        results.pop();
+                    }
+                }
+            }
+        }
+        let mut worst = if results.len() >= ef { results.peek().map_or(f32::INFINITY, |n| n.distance) } else { f32::INFINITY };
+        while let Some(Reverse(candidate)) = candidates.pop() {
+            if candidate.distance > worst {
+                break;
+            }
+            let Some(row) = self.links(candidate.slot, level) else { continue };
+            let count = (row[0].load(Ordering::Acquire) as usize).min(row.len() - 1);
+            for cell in &row[1..=count] {
+                let slot = cell.load(Ordering::Relaxed);
+                if !visited.insert(slot) {
+                    continue;
+                }
+                let distance = store.distance_in(space, query, slot);
+                if distance < worst {
+                    let neighbor = Neighbor { distance, slot };
+                    candidates.push(Reverse(neighbor));
+                    if accept(slot) {
+                        results.push(neighbor);
+                        if results.len() > ef {
+                            results.pop();
+                        }
+                        if results.len() >= ef {
+                            worst = results.peek().map_or(f32::INFINITY, |n| n.distance);
+                        }
+                    }
+                }
+            }
+        }
+        results.into_sorted_vec()
+    }
+
+    /// The `k` nearest accepted nodes, searching level 0 with max(ef, k).
+    pub fn search<F: Fn(u32) -> bool>(&self, store: &VectorStore, query: &[f32], k: usize, ef: usize, accept: &F) -> Vec<Neighbor> {
+        let Some((entry, top)) = self.entry() else { return Vec::new() };
+        let space = store.space();
+        let mut current = Neighbor { distance: store.distance_in(space, query, entry), slot: entry };
+        for level in (1..=top).rev() {
+            current = self.greedy(store, space, query, current, level);
+        }
+        let mut visited = self.take_visited(store);
+        let mut results = self.search_level(store, space, query, &[current], ef.max(k), 0, accept, &mut visited);
+        self.visited.give_back(visited);
+        results.truncate(k);
+        results
+    }
+}

@@ -1,0 +1,100 @@
+//! Visited lists, reused across searches: a u16 generation tag per slot, so starting a search
+//! is one increment instead of clearing an index-sized array (cleared only on wrap-around,
+//! every 65,535 searches). Lists come from a bounded pool so concurrent searches never share one.
+
+use std::sync::Mutex;
+
+pub struct VisitedList {
+    tags: Vec<u16>,
+    generation: u16,
+}
+
+impl VisitedList {
+    fn new() -> VisitedList {
+        VisitedList { tags: Vec::new(), generation: 0 }
+    }
+
+    fn begin(&mut self, capacity: usize) {
+        if self.tags.len() < capacity {
+            self.tags.resize(capacity, 0);
+        }
+        self.generation = self.generation.wrapping_add(1);
+        if self.generation == 0 {
+            self.tags.fill(0);
+            self.generation = 1;
+        }
+    }
+
+    /// Marks `slot`; true if it was not yet visited in this search.
+    #[inline(always)]
+    pub fn insert(&mut self, slot: u32) -> bool {
+        let index = slot as usize;
+        if index >= self.tags.len() {
+            // A node linked after the search began: grow rather than miss it.
+            self.tags.resize((index + 1).next_power_of_two(), 0);
+        }
+        let tag = &mut self.tags[index];
+        if *tag == self.generation {
+            false
+        } else {
+            *tag = self.generation;
+            true
+        }
+    }
+
+    #[inline(always)]
+    pub fn contains(&self, slot: u32) -> bool {
+        self.tags.get(slot as usize).is_some_and(|tag| *tag == self.generation)
+    }
+}
+
+pub struct VisitedPool {
+    lists: Mutex<Vec<VisitedList>>,
+    capacity: usize,
+}
+
+impl VisitedPool {
+    /// Keeps at most `capacity` idle lists; extra ones are dropped when returned.
+    pub fn new(capacity: usize) -> VisitedPool {
+        VisitedPool { lists: Mutex::new(Vec::new()), capacity }
+    }
+
+    pub fn take(&self, slot_bound: usize) -> VisitedList {
+        let list = self.lists.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).pop();
+        let mut list = list.unwrap_or_else(VisitedList::new);
+        list.begin(slot_bound);
+        list
+    }
+
+    pub fn give_back(&self, list: VisitedList) {
+        let mut lists = self.lists.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        if lists.len() < self.capacity {
+            lists.push(list);
+        }
+    }
+
+    pub fn memory_bytes(&self) -> usize {
+        self.lists.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).iter().map(|list| list.tags.capacity() * 2).sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn visited_lists_forget_marks_between_searches_even_across_wrap_around() {
+        let pool = VisitedPool::new(2);
+        let mut list = pool.take(10);
+        assert!(list.insert(3));
+        assert!(!list.insert(3));
+        assert!(list.insert(50), "slots past the initial capacity are tracked too");
+        pool.give_back(list);
+        for _ in 0..70_000 {
+            let mut list = pool.take(10);
+            assert!(!list.contains(3));
+            assert!(list.insert(3));
+            pool.give_back(list);
+        }
+    }
+}

@@ -1,0 +1,233 @@
+//! Behaviour of the whole index: recall against the exact oracle, the unindexed tail,
+//! filters, tombstones and cleanup, re-upserts, concurrency, checkpoints.
+
+use crate::test_support::{clustered, measured_recall, slots, Random};
+use crate::{AllowedSlots, ErrorCode, IndexParams, Metric, SearchParams, VectorIndex};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+fn graph_params(dimension: usize, metric: Metric, threads: usize) -> IndexParams {
+    IndexParams { dimension, metric, m: 16, ef_construct: 100, full_scan_threshold: 0, indexing_threads: threads }
+}
+
+fn built(count: usize, dimension: usize, metric: Metric, threads: usize, seed: u64) -> (VectorIndex, Vec<f32>) {
+    let index = VectorIndex::new(graph_params(dimension, metric, threads)).unwrap();
+    let data = clustered(count, dimension, 40, seed);
+    index.upsert(&slots(count), &data).unwrap();
+    index.wait_indexed();
+    (index, data)
+}
+
+fn assert_sound(index: &VectorIndex) {
+    let report = index.check_integrity();
+    assert!(report.is_ok(), "integrity problems: {:?}", &report.problems[..report.problems.len().min(5)]);
+    // The heuristic may prune every link into a node (hnswlib's graphs have such orphans
+    // too); a handful is normal, a real share means broken linking.
+    assert!(report.unreachable * 200 <= report.nodes.max(1), "{} of {} nodes unreachable", report.unreachable, report.nodes);
+}
+
+#[test]
+fn hnsw_recall_at_10_is_high_for_every_metric() {
+    for metric in [Metric::Euclid, Metric::Cosine, Metric::Dot, Metric::Manhattan] {
+        let (index, _) = built(4000, 24, metric, 2, 1);
+        assert_eq!(index.stats().indexed_count, 4000);
+        if metric == Metric::Dot {
+            // Inner product is no metric: a short vector is nobody's near neighbour, so the
+            // heuristic legitimately leaves some without in-links. They are also never a top
+            // result, which the recall check below confirms.
+            assert!(index.check_integrity().is_ok());
+        } else {
+            assert_sound(&index);
+        }
+        let queries = clustered(100, 24, 40, 99);
+        // Dot needs a wider search for the same recall (see Space::link_space).
+        let ef = if metric == Metric::Dot { 128 } else { 64 };
+        let recall = measured_recall(&index, &queries, 10, ef, None);
+        assert!(recall >= 0.95, "{metric:?}: recall@10 {recall} at ef {ef}");
+    }
+}
+
+#[test]
+fn a_write_is_searchable_as_soon_as_upsert_returns() {
+    let index = VectorIndex::new(graph_params(16, Metric::Euclid, 1)).unwrap();
+    let data = clustered(3000, 16, 20, 2);
+    index.upsert(&slots(3000), &data).unwrap();
+    // No wait: most of these are still in the exact tail while the builder runs.
+    for slot in (0..3000).step_by(97) {
+        let query = &data[slot * 16..(slot + 1) * 16];
+        let hits = index.search(query, 1, &SearchParams::default()).unwrap();
+        assert_eq!(hits[0].slot, slot as u32);
+    }
+    index.wait_indexed();
+    assert_eq!(index.stats().indexed_count, 3000);
+}
+
+#[test]
+fn filtered_search_keeps_recall_at_1_and_10_percent_selectivity() {
+    let count = 8000;
+    let (index, _) = built(count, 16, Metric::Euclid, 2, 3);
+    let queries = clustered(60, 16, 40, 77);
+    let mut random = Random::new(5);
+    for percent in [1u64, 10] {
+        let mut bits = vec![0u8; count.div_ceil(8)];
+        for slot in 0..count {
+            if random.next_u64() % 100 < percent {
+                bits[slot / 8] |= 1 << (slot % 8);
+            }
+        }
+        let allowed = AllowedSlots::new(&bits);
+        let recall = measured_recall(&index, &queries, 10, 64, Some(allowed));
+        assert!(recall >= 0.9, "{percent}% filter: recall@10 {recall}");
+        for query in queries.chunks_exact(16).take(5) {
+            let params = SearchParams { ef: Some(64), exact: false, allowed: Some(allowed) };
+            for hit in index.search(query, 10, &params).unwrap() {
+                assert!(allowed.contains(hit.slot), "slot {} is not allowed", hit.slot);
+            }
+        }
+    }
+}
+
+#[test]
+fn a_small_filter_is_answered_by_an_exact_scan() {
+    let mut params = graph_params(8, Metric::Dot, 1);
+    params.full_scan_threshold = 100;
+    let index = VectorIndex::new(params).unwrap();
+    let data = clustered(500, 8, 5, 4);
+    index.upsert(&slots(500), &data).unwrap();
+    let bits = [0b0000_0010u8];
+    let hits = index.search(&data[..8], 10, &SearchParams { ef: Some(1), exact: false, allowed: Some(AllowedSlots::new(&bits)) }).unwrap();
+    assert_eq!(hits.iter().map(|hit| hit.slot).collect::<Vec<_>>(), vec![1]);
+}
+
+#[test]
+fn deleted_points_are_never_returned_and_are_cleaned_out_past_the_threshold() {
+    let (index, data) = built(3000, 16, Metric::Euclid, 2, 6);
+    let deleted: Vec<u32> = (0..3000).filter(|slot| slot % 3 == 0).collect();
+    index.delete(&deleted);
+    for slot in deleted.iter().step_by(50) {
+        let query = &data[*slot as usize * 16..(*slot as usize + 1) * 16];
+        let hits = index.search(query, 10, &SearchParams { ef: Some(64), ..Default::default() }).unwrap();
+        assert!(hits.iter().all(|hit| hit.slot % 3 != 0), "a deleted slot came back");
+    }
+    // A third of the graph is tombstones: the next idle moment of the builder cleans up;
+    // compact() does it now, deterministically.
+    index.compact();
+    assert_sound(&index);
+    let report = index.check_integrity();
+    assert_eq!(report.nodes, 2000);
+    let queries = clustered(60, 16, 40, 8);
+    let recall = measured_recall(&index, &queries, 10, 64, None);
+    assert!(recall >= 0.95, "recall after cleanup {recall}");
+    // A deleted slot can come back.
+    index.upsert(&[0], &data[..16]).unwrap();
+    index.wait_indexed();
+    assert_eq!(index.search(&data[..16], 1, &SearchParams::default()).unwrap()[0].slot, 0);
+    assert_sound(&index);
+}
+
+#[test]
+fn a_re_upserted_point_is_found_at_its_new_place() {
+    let (index, data) = built(2000, 16, Metric::Euclid, 2, 9);
+    // Move the first 200 points onto the positions of points 1000..1200 plus a nudge.
+    let moved: Vec<f32> = data[1000 * 16..1200 * 16].iter().map(|value| value + 0.001).collect();
+    index.upsert(&slots(200), &moved).unwrap();
+    index.wait_indexed();
+    assert_sound(&index);
+    for offset in (0..200).step_by(10) {
+        let query = &moved[offset * 16..(offset + 1) * 16];
+        let hits = index.search(query, 2, &SearchParams { ef: Some(64), ..Default::default() }).unwrap();
+        assert!(hits.iter().any(|hit| hit.slot == offset as u32), "moved slot {offset} not found");
+    }
+}
+
+#[test]
+fn searches_run_while_several_threads_insert() {
+    let index = Arc::new(VectorIndex::new(graph_params(16, Metric::Cosine, 2)).unwrap());
+    let data = Arc::new(clustered(6000, 16, 30, 10));
+    let stop = Arc::new(AtomicBool::new(false));
+    let searcher = {
+        let (index, data, stop) = (Arc::clone(&index), Arc::clone(&data), Arc::clone(&stop));
+        std::thread::spawn(move || {
+            let mut searches = 0;
+            while !stop.load(Ordering::Acquire) || searches < 50 {
+                let query = &data[(searches % 6000) * 16..(searches % 6000 + 1) * 16];
+                let hits = index.search(query, 5, &SearchParams::default()).unwrap();
+                assert!(hits.windows(2).all(|pair| pair[0].score >= pair[1].score));
+                searches += 1;
+            }
+            searches
+        })
+    };
+    let writers: Vec<_> = (0..2)
+        .map(|part| {
+            let (index, data) = (Arc::clone(&index), Arc::clone(&data));
+            std::thread::spawn(move || {
+                for batch in (part * 3000..(part + 1) * 3000).step_by(100) {
+                    let batch_slots: Vec<u32> = (batch as u32..batch as u32 + 100).collect();
+                    index.upsert(&batch_slots, &data[batch * 16..(batch + 100) * 16]).unwrap();
+                }
+            })
+        })
+        .collect();
+    for writer in writers {
+        writer.join().unwrap();
+    }
+    index.wait_indexed();
+    stop.store(true, Ordering::Release);
+    assert!(searcher.join().unwrap() >= 50);
+    assert_eq!(index.stats().count, 6000);
+    assert_sound(&index);
+}
+
+#[test]
+fn a_checkpoint_restores_the_same_graph_and_answers() {
+    let directory = std::env::temp_dir().join(format!("quiver-core-checkpoint-{}", std::process::id()));
+    std::fs::create_dir_all(&directory).unwrap();
+    let path = directory.join("index.qvx");
+    let (index, data) = built(2000, 12, Metric::Manhattan, 2, 11);
+    index.delete(&[3, 4, 5]);
+    index.save(&path, 42).unwrap();
+    let (loaded, operation) = VectorIndex::load(&path).unwrap();
+    assert_eq!(operation, 42);
+    loaded.wait_indexed();
+    assert_sound(&loaded);
+    assert_eq!(loaded.stats().count, index.stats().count);
+    assert_eq!(loaded.check_integrity().links, index.check_integrity().links, "graph was rebuilt, not loaded");
+    for query in data.chunks_exact(12).step_by(100) {
+        let params = SearchParams { ef: Some(32), ..Default::default() };
+        assert_eq!(index.search(query, 10, &params).unwrap(), loaded.search(query, 10, &params).unwrap());
+    }
+
+    let bytes = std::fs::read(&path).unwrap();
+    for position in [20, bytes.len() / 3, bytes.len() - 10, bytes.len() - 1] {
+        let mut flipped = bytes.clone();
+        flipped[position] ^= 0x01;
+        std::fs::write(&path, &flipped).unwrap();
+        assert_eq!(VectorIndex::load(&path).err().unwrap().code, ErrorCode::CheckpointCorrupt, "flip at {position}");
+    }
+    for length in [0, 7, 12, bytes.len() / 2, bytes.len() - 1] {
+        std::fs::write(&path, &bytes[..length]).unwrap();
+        assert_eq!(VectorIndex::load(&path).err().unwrap().code, ErrorCode::CheckpointCorrupt, "truncated to {length}");
+    }
+    let mut future = bytes.clone();
+    future[8..12].copy_from_slice(&2u32.to_le_bytes());
+    std::fs::write(&path, &future).unwrap();
+    assert_eq!(VectorIndex::load(&path).err().unwrap().code, ErrorCode::CheckpointVersion);
+    std::fs::remove_dir_all(&directory).unwrap();
+}
+
+#[test]
+fn a_checkpoint_taken_mid_build_requeues_the_unlinked_tail() {
+    let directory = std::env::temp_dir().join(format!("quiver-core-midbuild-{}", std::process::id()));
+    std::fs::create_dir_all(&directory).unwrap();
+    let path = directory.join("index.qvx");
+    let index = VectorIndex::new(graph_params(16, Metric::Euclid, 1)).unwrap();
+    let data = clustered(3000, 16, 20, 12);
+    index.upsert(&slots(3000), &data).unwrap();
+    index.save(&path, 7).unwrap();
+    let (loaded, _) = VectorIndex::load(&path).unwrap();
+    loaded.wait_indexed();
+    assert_eq!(loaded.stats().indexed_count, 3000);
+    assert_sound(&loaded);
+    std::fs::remove_dir_all(&directory).unwrap();
+}

@@ -1,0 +1,76 @@
+//! Seeded data for tests: clustered Gaussian vectors (like real embeddings, unlike uniform
+//! noise) and recall against the exact oracle.
+
+use crate::index::{Hit, VectorIndex};
+use crate::AllowedSlots;
+
+pub struct Random(u64);
+
+impl Random {
+    pub fn new(seed: u64) -> Random {
+        Random(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
+    }
+
+    pub fn next_u64(&mut self) -> u64 {
+        // xorshift64*
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    pub fn uniform(&mut self) -> f32 {
+        ((self.next_u64() >> 40) as f32 + 0.5) / (1u64 << 24) as f32
+    }
+
+    pub fn gaussian(&mut self) -> f32 {
+        let (a, b) = (self.uniform(), self.uniform());
+        (-2.0 * a.ln()).sqrt() * (std::f32::consts::TAU * b).cos()
+    }
+}
+
+/// `count` vectors around `clusters` centres, row by row.
+pub fn clustered(count: usize, dimension: usize, clusters: usize, seed: u64) -> Vec<f32> {
+    let mut random = Random::new(seed);
+    let centres: Vec<f32> = (0..clusters * dimension).map(|_| random.gaussian() * 3.0).collect();
+    let mut data = Vec::with_capacity(count * dimension);
+    for _ in 0..count {
+        let centre = (random.next_u64() % clusters as u64) as usize;
+        for value in &centres[centre * dimension..(centre + 1) * dimension] {
+            data.push(value + random.gaussian());
+        }
+    }
+    data
+}
+
+pub fn slots(count: usize) -> Vec<u32> {
+    (0..count as u32).collect()
+}
+
+/// Mean recall@k of `found` against `truth`.
+pub fn recall(found: &[Vec<Hit>], truth: &[Vec<Hit>]) -> f64 {
+    let mut hits = 0usize;
+    let mut total = 0usize;
+    for (found, truth) in found.iter().zip(truth) {
+        total += truth.len();
+        hits += truth.iter().filter(|expected| found.iter().any(|hit| hit.slot == expected.slot)).count();
+    }
+    if total == 0 {
+        1.0
+    } else {
+        hits as f64 / total as f64
+    }
+}
+
+/// Recall@k of graph searches (ef) against the exact oracle over `queries`.
+pub fn measured_recall(index: &VectorIndex, queries: &[f32], k: usize, ef: usize, allowed: Option<AllowedSlots<'_>>) -> f64 {
+    let dimension = index.dimension();
+    let mut found = Vec::new();
+    let mut truth = Vec::new();
+    for query in queries.chunks_exact(dimension) {
+        let params = crate::SearchParams { ef: Some(ef), exact: false, allowed };
+        found.push(index.search(query, k, &params).unwrap());
+        truth.push(index.search_exact(query, k, allowed).unwrap());
+    }
+    recall(&found, &truth)
+}
