@@ -1,0 +1,131 @@
+// bench:http — search over HTTP against the kernel alone, on the same data (issue 6).
+// Starts the server as a child process, loads 100k x 128 (Euclid) and 50k x 768 (Cosine) points
+// over HTTP, waits until each collection is green, then drives `points/search` (k = 10) with
+// autocannon at 1 and 64 connections, with and without a keyword filter. Prints requests/s,
+// p50/p99, recall@10 and the server's CPU use, next to the kernel's own 1- and 2-in-flight QPS.
+// `--quick` shrinks everything to run in CI in well under a minute; it fails only when recall
+// falls below 0.95 (a correctness floor), never on speed.
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { load, searchIds, waitGreen } from './client.js';
+import { makeDataSet, type DataSet } from './data.js';
+import { buildKernel, exactAnswers, kernelAnswers, kernelQps, recallAt10 } from './kernel.js';
+import { drive, type LoadResult } from './load.js';
+import { startServer, waitReady } from './server.js';
+
+const quick = process.argv.includes('--quick');
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const duration_s = quick ? 2 : 10;
+const recallFloor = 0.95;
+
+const sets = quick
+  ? [
+      { name: 'bench_euclid_128', distance: 'Euclid' as const, dimension: 128, count: 10_000, queryCount: 50, seed: 1 },
+      { name: 'bench_cosine_768', distance: 'Cosine' as const, dimension: 768, count: 5_000, queryCount: 50, seed: 2 },
+    ]
+  : [
+      { name: 'bench_euclid_128', distance: 'Euclid' as const, dimension: 128, count: 100_000, queryCount: 200, seed: 1 },
+      { name: 'bench_cosine_768', distance: 'Cosine' as const, dimension: 768, count: 50_000, queryCount: 200, seed: 2 },
+    ];
+
+function fixed(value: number, digits = 1): string {
+  return value.toFixed(digits);
+}
+
+interface SetReport {
+  data: DataSet;
+  upload_s: number;
+  green_s: number;
+  httpRecall: { plain: number; filtered: number };
+  kernelRecall: { plain: number; filtered: number };
+  kernel: { plain1: number; plain2: number; filtered1: number; filtered2: number };
+  runs: LoadResult[];
+}
+
+async function benchmarkSet(server: Awaited<ReturnType<typeof startServer>>, data: DataSet): Promise<SetReport> {
+  console.log(`\n## ${data.name}: ${data.count} x ${data.dimension} ${data.distance}`);
+  const upload_s = await load(server.url, data, data.dimension > 256 ? 250 : 1000);
+  const green_s = await waitGreen(server.url, data.name);
+  console.log(`uploaded in ${fixed(upload_s)} s (${fixed(data.count / upload_s, 0)} points/s), green ${fixed(green_s)} s later`);
+
+  const kernel = await buildKernel(data);
+  console.log(`kernel index built in-process in ${fixed(kernel.build_s)} s`);
+  const truth = await exactAnswers(kernel, data, false);
+  const filteredTruth = await exactAnswers(kernel, data, true);
+  const httpRecall = {
+    plain: recallAt10(await searchIds(server.url, data, false), truth),
+    filtered: recallAt10(await searchIds(server.url, data, true), filteredTruth),
+  };
+  const kernelRecall = {
+    plain: recallAt10(await kernelAnswers(kernel, data, false), truth),
+    filtered: recallAt10(await kernelAnswers(kernel, data, true), filteredTruth),
+  };
+  const kernelRates = {
+    plain1: await kernelQps(kernel, data, 1, duration_s, false),
+    plain2: await kernelQps(kernel, data, 2, duration_s, false),
+    filtered1: await kernelQps(kernel, data, 1, duration_s, true),
+    filtered2: await kernelQps(kernel, data, 2, duration_s, true),
+  };
+  kernel.index.close();
+
+  const runs: LoadResult[] = [];
+  for (const filtered of [false, true]) {
+    for (const connections of [1, 64]) {
+      const run = await drive(server, data, connections, duration_s, filtered);
+      runs.push(run);
+      console.log(
+        `http ${filtered ? 'filtered' : 'plain   '} ${String(connections).padStart(2)} conn: ${fixed(run.requests_per_s, 0)} req/s, p50 ${run.p50_ms} ms, p99 ${run.p99_ms} ms, server CPU ${fixed(run.server_cpu_cores, 2)} cores, load generator ${fixed(run.client_cpu_cores, 2)} cores${run.errors + run.non2xx > 0 ? `, ${run.errors} errors, ${run.non2xx} non-2xx` : ''}`,
+      );
+    }
+  }
+  await fetch(`${server.url}/collections/${data.name}`, { method: 'DELETE' });
+  return { data, upload_s, green_s, httpRecall, kernelRecall, kernel: kernelRates, runs };
+}
+
+function printSummary(reports: SetReport[]): void {
+  console.log('\n| set | filter | HTTP req/s (1 conn) | HTTP req/s (64 conn) | p50 / p99 ms (64 conn) | server CPU (64 conn) | HTTP recall@10 | kernel QPS 1 / 2 in flight | kernel recall@10 | HTTP(64) / kernel(2) |');
+  console.log('|---|---|---|---|---|---|---|---|---|---|');
+  for (const report of reports) {
+    for (const filtered of [false, true]) {
+      const one = report.runs.find((run) => run.filtered === filtered && run.connections === 1)!;
+      const many = report.runs.find((run) => run.filtered === filtered && run.connections === 64)!;
+      const kernelOne = filtered ? report.kernel.filtered1 : report.kernel.plain1;
+      const kernelTwo = filtered ? report.kernel.filtered2 : report.kernel.plain2;
+      const httpRecall = filtered ? report.httpRecall.filtered : report.httpRecall.plain;
+      const kernelRecall = filtered ? report.kernelRecall.filtered : report.kernelRecall.plain;
+      console.log(
+        `| ${report.data.count / 1000}k x ${report.data.dimension} ${report.data.distance} | ${filtered ? 'keyword 10%' : 'none'} | ${fixed(one.requests_per_s, 0)} | ${fixed(many.requests_per_s, 0)} | ${many.p50_ms} / ${many.p99_ms} | ${fixed(many.server_cpu_cores, 2)} cores | ${fixed(httpRecall, 3)} | ${fixed(kernelOne, 0)} / ${fixed(kernelTwo, 0)} | ${fixed(kernelRecall, 3)} | ${fixed((100 * many.requests_per_s) / kernelTwo, 0)}% |`,
+      );
+    }
+  }
+}
+
+async function main(): Promise<void> {
+  const started = performance.now();
+  console.log(`bench:http${quick ? ' --quick' : ''}: duration ${duration_s} s per load run`);
+  const server = await startServer(root);
+  let failed = false;
+  try {
+    await waitReady(server.url);
+    const reports: SetReport[] = [];
+    for (const options of sets) reports.push(await benchmarkSet(server, makeDataSet(options)));
+    printSummary(reports);
+    for (const report of reports) {
+      for (const [name, recall] of Object.entries(report.httpRecall)) {
+        if (recall < recallFloor) {
+          console.error(`recall floor: ${report.data.name} ${name} HTTP recall@10 ${fixed(recall, 3)} < ${recallFloor}`);
+          failed = true;
+        }
+      }
+    }
+  } finally {
+    await server.stop();
+  }
+  console.log(`\ntotal ${fixed((performance.now() - started) / 1000)} s`);
+  if (failed) process.exit(1);
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,80 @@
+// The server under test as a child process (`node --import tsx src/main.ts`), on a free port
+// over a temporary data directory, and its CPU use read from /proc (user + system time).
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+
+export interface ServerProcess {
+  url: string;
+  pid: number;
+  /** Seconds of CPU the process has used so far (all its threads). */
+  cpuSeconds(): number;
+  stop(): Promise<void>;
+}
+
+const ticksPerSecond = 100; // USER_HZ on Linux
+
+function cpuSecondsOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // Fields after the command name (which may hold spaces) start after the last ')'.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / ticksPerSecond;
+}
+
+export async function startServer(root: string): Promise<ServerProcess> {
+  const directory = await mkdtemp(join(tmpdir(), 'quiver-bench-http-'));
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', join(root, 'src/main.ts')], {
+    cwd: root,
+    env: {
+      ...process.env,
+      QUIVER__SERVICE__HOST: '127.0.0.1',
+      QUIVER__SERVICE__HTTP_PORT: '0',
+      QUIVER__STORAGE__PATH: directory,
+      // Benchmark data is regenerated each run: durability would only measure the disk.
+      QUIVER__STORAGE__FSYNC: 'false',
+      QUIVER__LOG__LEVEL: 'info',
+    },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    const lines = createInterface({ input: child.stdout! });
+    const timer = setTimeout(() => reject(new Error('server did not start within 60 s')), 60_000);
+    child.once('exit', (code) => reject(new Error(`server exited with ${code} before listening`)));
+    lines.on('line', (line) => {
+      try {
+        const entry = JSON.parse(line) as { address?: string; msg?: string };
+        if (entry.msg === 'quiverdb listening' && entry.address) {
+          clearTimeout(timer);
+          resolve(entry.address);
+        }
+      } catch {
+        // not a log line
+      }
+    });
+  });
+  const pid = child.pid!;
+  return {
+    url,
+    pid,
+    cpuSeconds: () => cpuSecondsOf(pid),
+    async stop() {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+      await rm(directory, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Waits until the engine answers (GET /collections is 412 while loading). */
+export async function waitReady(url: string): Promise<void> {
+  for (let attempt = 0; attempt < 600; attempt++) {
+    const response = await fetch(`${url}/collections`).catch(() => undefined);
+    if (response?.status === 200) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error('server never became ready');
+}
