@@ -211,8 +211,13 @@ describe('search recall', () => {
   it('recall@10 >= 0.95 at default settings on clustered data', async () => {
     const count = 3_000;
     const clustered = clusteredVectors(5, count, 16, 20);
-    await server.request('PUT', '/collections/recall', { vectors: { size: 16, distance: 'Euclid' } });
+    // A tiny full-scan threshold (KB) so the graph answers, not the exact scan small sets get.
+    await server.request('PUT', '/collections/recall', { vectors: { size: 16, distance: 'Euclid' }, hnsw_config: { full_scan_threshold: 10 } });
     await upsertAll(server.request, 'recall', clustered.map((vector, id) => ({ id, vector })));
+    for (let attempt = 0; attempt < 600; attempt++) {
+      if ((await server.client.getCollection('recall')).status === 'green') break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
     const probes = clusteredVectors(6, 40, 16, 20);
     let found = 0;
     for (const probe of probes) {
@@ -221,5 +226,10 @@ describe('search recall', () => {
       found += hits.filter((hit) => truth.has(hit.id)).length;
     }
     expect(found / (probes.length * 10)).toBeGreaterThanOrEqual(0.95);
+    // exact: true is brute force whatever the index holds.
+    for (const probe of probes.slice(0, 10)) {
+      const exact = (await search('recall', { vector: probe, limit: 10, params: { exact: true } })).body.result;
+      expectSameHits(exact, bruteForce('Euclid', probe, clustered, 10));
+    }
   });
 });
