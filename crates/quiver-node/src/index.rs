@@ -1,10 +1,10 @@
 //! `NativeVectorIndex`: the JS class over one `quiver_core::VectorIndex`. Methods either
-//! answer at once from lock-free reads (has, vectors, stats) or hand work to an AsyncTask
-//! (upsert, delete, search, save, load). src/native/index.ts wraps it in the typed
+//! answer at once from lock-free reads (has, vectors, stats) or hand work to the kernel pool
+//! and return a promise (upsert, delete, search, save, load). src/native/index.ts wraps it in the typed
 //! `VectorIndex` contract.
 
 use crate::errors::{closed, guarded, invalid, to_napi};
-use crate::tasks::{DeleteTask, LoadTask, SaveTask, SearchTask, UpsertTask, WaitIndexedTask};
+use crate::tasks::{self, run_async, run_waiting, SearchRequest};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use quiver_core::{IndexParams, Metric, VectorIndex};
@@ -123,10 +123,19 @@ impl NativeVectorIndex {
         Ok(native)
     }
 
-    /// Loads a checkpoint on a worker thread.
+    /// Loads a checkpoint on a kernel thread.
     #[napi(catch_unwind, ts_return_type = "Promise<NativeVectorIndex>")]
-    pub fn load(path: String) -> AsyncTask<LoadTask> {
-        AsyncTask::new(LoadTask { path: PathBuf::from(path) })
+    pub fn load<'env>(env: &'env Env, path: String) -> Result<Object<'env>> {
+        let path = PathBuf::from(path);
+        run_async(
+            env,
+            move || VectorIndex::load(&path).map_err(to_napi),
+            |env, (index, last_operation_id)| {
+                let native = NativeVectorIndex::wrap(Arc::new(index), last_operation_id);
+                native.report_memory(&env);
+                Ok(native)
+            },
+        )
     }
 
     /// The last operation id of the checkpoint this index was loaded from (0 if created).
@@ -146,53 +155,55 @@ impl NativeVectorIndex {
     }
 
     #[napi(catch_unwind, ts_return_type = "Promise<void>")]
-    pub fn upsert(&self, slots: Uint32Array, vectors: Float32Array) -> Result<AsyncTask<UpsertTask>> {
-        Ok(AsyncTask::new(UpsertTask { index: self.index()?, memory: self.memory.clone(), slots, vectors }))
+    pub fn upsert<'env>(&self, env: &'env Env, slots: Uint32Array, vectors: Float32Array) -> Result<Object<'env>> {
+        tasks::upsert(env, self.index()?, self.memory.clone(), slots, vectors)
     }
 
     #[napi(catch_unwind, ts_return_type = "Promise<void>")]
-    pub fn delete(&self, slots: Uint32Array) -> Result<AsyncTask<DeleteTask>> {
-        Ok(AsyncTask::new(DeleteTask { index: self.index()?, slots }))
+    pub fn delete<'env>(&self, env: &'env Env, slots: Uint32Array) -> Result<Object<'env>> {
+        tasks::delete(env, self.index()?, slots)
     }
 
     #[napi(catch_unwind, ts_return_type = "Promise<NativeSearchResult>")]
-    pub fn search(
+    pub fn search<'env>(
         &self,
+        env: &'env Env,
         query: Float32Array,
         k: u32,
         ef: Option<u32>,
         exact: Option<bool>,
         allowed: Option<Uint8Array>,
-    ) -> Result<AsyncTask<SearchTask>> {
-        Ok(AsyncTask::new(SearchTask {
+    ) -> Result<Object<'env>> {
+        let request = SearchRequest {
             index: self.index()?,
             queries: query,
             k: k as usize,
             ef: ef.map(|value| value as usize),
             exact: exact.unwrap_or(false),
             allowed,
-            batch: false,
-        }))
+        };
+        tasks::search(env, request)
     }
 
     #[napi(catch_unwind, ts_return_type = "Promise<NativeBatchResult>")]
-    pub fn search_batch(
+    pub fn search_batch<'env>(
         &self,
+        env: &'env Env,
         queries: Float32Array,
         k: u32,
         ef: Option<u32>,
         exact: Option<bool>,
         allowed: Option<Uint8Array>,
-    ) -> Result<AsyncTask<SearchTask>> {
-        Ok(AsyncTask::new(SearchTask {
+    ) -> Result<Object<'env>> {
+        let request = SearchRequest {
             index: self.index()?,
             queries,
             k: k as usize,
             ef: ef.map(|value| value as usize),
             exact: exact.unwrap_or(false),
             allowed,
-            batch: true,
-        }))
+        };
+        tasks::search_batch(env, request)
     }
 
     /// Stored vectors of `slots`, row by row (NaN rows for empty slots). Lock-free reads.
@@ -219,14 +230,17 @@ impl NativeVectorIndex {
     }
 
     #[napi(catch_unwind, ts_return_type = "Promise<void>")]
-    pub fn wait_indexed(&self) -> Result<AsyncTask<WaitIndexedTask>> {
-        Ok(AsyncTask::new(WaitIndexedTask { index: self.index()? }))
+    pub fn wait_indexed<'env>(&self, env: &'env Env) -> Result<Object<'env>> {
+        let index = self.index()?;
+        run_waiting(env, move || index.wait_indexed())
     }
 
     #[napi(catch_unwind, ts_return_type = "Promise<void>")]
-    pub fn save(&self, path: String, last_operation_id: f64) -> Result<AsyncTask<SaveTask>> {
+    pub fn save<'env>(&self, env: &'env Env, path: String, last_operation_id: f64) -> Result<Object<'env>> {
         let last_operation_id = ensure_integer("lastOperationId", last_operation_id)?;
-        Ok(AsyncTask::new(SaveTask { index: self.index()?, path: PathBuf::from(path), last_operation_id }))
+        let index = self.index()?;
+        let path = PathBuf::from(path);
+        run_async(env, move || index.save(&path, last_operation_id).map_err(to_napi), |_env, ()| Ok(()))
     }
 
     /// Drops this handle's reference; memory is freed once running tasks finish. Idempotent.

@@ -4,6 +4,7 @@
 
 mod errors;
 mod index;
+mod pool;
 mod tasks;
 
 use napi::bindgen_prelude::*;
