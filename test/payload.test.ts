@@ -158,6 +158,14 @@ describe('count and delete by filter', () => {
     expect((await server.client.count(name, { exact: false, filter: { must: [{ key: 'n', range: { lt: 10 } }] } })).count).toBe(10);
   });
 
+  it('has_vector and nested conditions see the stored point, inside nested too', async () => {
+    const name = await newCollection([{ id: 1, payload: { items: [{ a: 1 }, { a: 2 }] } }, { id: 2, payload: { items: [{ a: 3 }] } }]);
+    expect((await server.client.count(name, { filter: { must: [{ has_vector: '' }] } })).count).toBe(2);
+    expect((await server.client.count(name, { filter: { must: [{ has_vector: 'other' }] } })).count).toBe(0);
+    const nested = { nested: { key: 'items', filter: { must: [{ key: 'a', range: { gte: 2 } }, { has_vector: '' }] } } };
+    expect((await server.client.count(name, { filter: { must: [nested] } as never })).count).toBe(2);
+  });
+
   it('count refuses a malformed filter with 400', async () => {
     const name = await newCollection();
     const response = await server.request('POST', `/collections/${name}/points/count`, { filter: { must: [{ key: 'a', range: { gt: 'soon' } }] } });

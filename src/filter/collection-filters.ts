@@ -78,8 +78,7 @@ export class CollectionFilters implements FilterTarget {
   }
 
   viewOf(entry: PointEntry): PointView {
-    const collection = this.collection;
-    return { idKey: entry.key, payload: entry.payload, hasVector: (name) => collection.indexes.get(name)?.has(entry.slot) ?? false };
+    return new EntryView(this.collection, entry);
   }
 
   slotOfIdKey(idKey: string): number | undefined {
@@ -155,6 +154,24 @@ export class CollectionFilters implements FilterTarget {
       this.buildIndex(parsePath(record.field_name), record.definition);
       logger.info({ collection: this.collection.name, field: record.field_name, elapsed_ms: Math.round(performance.now() - started) }, 'payload index built');
     }
+  }
+}
+
+/** A point as filters see it; a class rather than a closure, since one is made per evaluated point. */
+class EntryView implements PointView {
+  readonly idKey: string;
+  readonly payload: PointEntry['payload'];
+
+  constructor(
+    private readonly collection: Collection,
+    private readonly entry: PointEntry,
+  ) {
+    this.idKey = entry.key;
+    this.payload = entry.payload;
+  }
+
+  hasVector(name: string): boolean {
+    return this.collection.indexes.get(name)?.has(this.entry.slot) ?? false;
   }
 }
 

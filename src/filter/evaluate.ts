@@ -6,7 +6,7 @@
 // missing field matches nothing except the is_empty / is_null:false / values_count-0 forms;
 // `match.value` is type-strict ("1" is not 1).
 import { parseDatetime } from '../payload/datetime.js';
-import { asGeoPoint, insideBoundingBox, insidePolygon, insideRadius } from '../payload/geo.js';
+import { asGeoPoint, insideBoundingBox, insidePolygon, insideRadius, type GeoPoint } from '../payload/geo.js';
 import { formatPath, isPlainObject, valuesAt, type Payload, type PayloadPath } from '../payload/path.js';
 import { documentTerms, queryTerms, termMatchesWord, wordSequence, type TextIndexOptions } from '../payload/tokenize.js';
 import { integerKey, numericValue } from '../payload/values.js';
@@ -106,36 +106,50 @@ function evaluateCondition(condition: Condition, point: PointView, scope: Scope)
         options: scope.options,
         prefix: [...scope.prefix, ...condition.key.segments, ...(last?.kind === 'every' ? [] : [{ kind: 'every' as const }])],
       };
-      return elements.some((element) => evaluateFilter(condition.filter, { idKey: point.idKey, hasVector: point.hasVector, payload: element }, innerScope));
+      return elements.some((element) => evaluateFilter(condition.filter, { idKey: point.idKey, hasVector: (name: string) => point.hasVector(name), payload: element }, innerScope));
     }
     default:
       return evaluateField(condition, valuesAt(point.payload, condition.key), scope);
   }
 }
 
+// Written as plain loops: this runs once per point for every unindexed condition, and a
+// closure per call is measurable there.
 function evaluateField(condition: Exclude<Condition, { kind: 'group' | 'has_id' | 'has_vector' | 'nested' }>, values: unknown[], scope: Scope): boolean {
   switch (condition.kind) {
-    case 'match_value':
-      return values.some((value) => matchesValue(value, condition.value));
+    case 'match_value': {
+      const expected = condition.value;
+      for (const value of values) if (matchesValue(value, expected)) return true;
+      return false;
+    }
     case 'match_any': {
       if (condition.values.length === 0) return false;
       const set = valueSet(condition);
-      if (isStringList(condition.values)) return values.some((value) => typeof value === 'string' && set.has(value));
-      return values.some((value) => {
-        const key = integerKey(value);
-        return key !== undefined && set.has(key);
-      });
+      const strings = isStringList(condition.values);
+      for (const value of values) {
+        if (strings) {
+          if (typeof value === 'string' && set.has(value)) return true;
+        } else {
+          const key = integerKey(value);
+          if (key !== undefined && set.has(key)) return true;
+        }
+      }
+      return false;
     }
     case 'match_except': {
       // A value of another type is "not in the list"; null is no value at all.
       const set = valueSet(condition);
       const strings = isStringList(condition.values);
-      return values.some((value) => {
-        if (value === null) return false;
-        if (strings) return typeof value !== 'string' || !set.has(value);
-        const key = integerKey(value);
-        return key === undefined || !set.has(key);
-      });
+      for (const value of values) {
+        if (value === null) continue;
+        if (strings) {
+          if (typeof value !== 'string' || !set.has(value)) return true;
+        } else {
+          const key = integerKey(value);
+          if (key === undefined || !set.has(key)) return true;
+        }
+      }
+      return false;
     }
     case 'match_text': {
       const strings = values.filter((value): value is string => typeof value === 'string');
@@ -143,46 +157,50 @@ function evaluateField(condition: Exclude<Condition, { kind: 'group' | 'has_id' 
       return options ? matchesTextTokenised(strings, condition.mode, condition.text, options) : matchesTextPlain(strings, condition.mode, condition.text);
     }
     case 'match_prefix':
-      return values.some((value) => typeof value === 'string' && value.startsWith(condition.prefix));
+      for (const value of values) if (typeof value === 'string' && value.startsWith(condition.prefix)) return true;
+      return false;
     case 'range':
-      return values.some((value) => {
+      for (const value of values) {
         const number = numericValue(value);
-        return number !== undefined && inRange(number, condition.bounds);
-      });
+        if (number !== undefined && inRange(number, condition.bounds)) return true;
+      }
+      return false;
     case 'datetime_range':
-      return values.some((value) => {
+      for (const value of values) {
         const timestamp = typeof value === 'string' ? parseDatetime(value) : undefined;
-        return timestamp !== undefined && inRange(timestamp, condition.bounds);
-      });
+        if (timestamp !== undefined && inRange(timestamp, condition.bounds)) return true;
+      }
+      return false;
     case 'geo_bounding_box':
-      return values.some((value) => {
-        const point = asGeoPoint(value);
-        return point !== undefined && insideBoundingBox(point, condition.box);
-      });
     case 'geo_radius':
-      return values.some((value) => {
-        const point = asGeoPoint(value);
-        return point !== undefined && insideRadius(point, condition.circle);
-      });
     case 'geo_polygon':
-      return values.some((value) => {
+      for (const value of values) {
         const point = asGeoPoint(value);
-        return point !== undefined && insidePolygon(point, condition.polygon);
-      });
+        if (point !== undefined && insideShape(point, condition)) return true;
+      }
+      return false;
     case 'values_count': {
       let count = 0;
       for (const value of values) if (value !== null) count += 1;
       return inRange(count, condition.bounds);
     }
     case 'is_empty': {
-      const empty = values.every((value) => value === null);
+      let empty = true;
+      for (const value of values) if (value !== null) empty = false;
       return condition.negated ? !empty : empty;
     }
     case 'is_null': {
-      const holdsNull = values.some((value) => value === null);
+      let holdsNull = false;
+      for (const value of values) if (value === null) holdsNull = true;
       return condition.negated ? !holdsNull : holdsNull;
     }
   }
+}
+
+function insideShape(point: GeoPoint, condition: Extract<Condition, { kind: 'geo_bounding_box' | 'geo_radius' | 'geo_polygon' }>): boolean {
+  if (condition.kind === 'geo_bounding_box') return insideBoundingBox(point, condition.box);
+  if (condition.kind === 'geo_radius') return insideRadius(point, condition.circle);
+  return insidePolygon(point, condition.polygon);
 }
 
 function evaluateFilter(filter: Filter, point: PointView, scope: Scope): boolean {
