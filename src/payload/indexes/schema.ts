@@ -16,7 +16,9 @@ export interface IndexDefinition {
 const tokenizers: readonly Tokenizer[] = ['word', 'whitespace', 'prefix', 'multilingual'];
 
 // Parameters Qdrant defines per type; those that only tune storage (on_disk, is_tenant,
-// is_principal) are stored and echoed, the others change how the index answers.
+// is_principal) are stored and echoed, the others change how the index answers. Text
+// `phrase_matching` is stored and echoed too, but phrases always work: the text index narrows to
+// points holding every term and the planner checks the order on their payloads.
 const allowedParams: Record<PayloadSchemaType, readonly string[]> = {
   keyword: ['is_tenant', 'on_disk'],
   integer: ['lookup', 'range', 'is_principal', 'on_disk'],
