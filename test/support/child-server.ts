@@ -15,7 +15,10 @@ export interface ChildServer {
   kill(signal: NodeJS.Signals): Promise<void>;
 }
 
-/** Starts the server; resolves once it listens (the engine may still be loading: 412s). */
+/**
+ * Starts the server; resolves once it listens (the engine may still be loading: 412s). The
+ * port comes from the info-level "quiverdb listening" line, so the log level must be info or lower.
+ */
 export function startChildServer(directory: string, environment: Record<string, string> = {}): Promise<ChildServer> {
   const child = spawn(process.execPath, ['--import', 'tsx', join(projectRoot, 'src', 'main.ts')], {
     cwd: projectRoot,

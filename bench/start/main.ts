@@ -1,0 +1,145 @@
+// bench:start — upsert throughput over HTTP and the time from process start to ready for a
+// large collection, with a kernel checkpoint and without one (rebuild from stored vectors).
+//
+//   npm run bench:start              200k x 128 (batches of 1,000) + 20k x 768
+//   npm run bench:start -- --quick   20k x 128 + 4k x 768, well under a minute
+//
+// The server runs as a child process (`node --import tsx src/main.ts`) over a temporary data
+// directory with default settings (fsync on). Figures are printed; nothing is asserted.
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startChildServer, waitUntilReady, type ChildServer } from '../../test/support/child-server.js';
+
+const quick = process.argv.includes('--quick');
+const batchSize = 1_000;
+const smallCount = quick ? 20_000 : 200_000;
+const wideCount = quick ? 4_000 : 20_000;
+const requestsInFlight = 2;
+
+function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let value = state;
+    value = Math.imul(value ^ (value >>> 15), value | 1);
+    value ^= value + Math.imul(value ^ (value >>> 7), value | 61);
+    return ((value ^ (value >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** One upsert body as JSON text: ids from `firstId`, 4-decimal values (realistic body size). */
+function batchBody(random: () => number, firstId: number, count: number, dimension: number): string {
+  const points: string[] = [];
+  for (let position = 0; position < count; position += 1) {
+    const values = new Array<string>(dimension);
+    for (let index = 0; index < dimension; index += 1) values[index] = (random() * 2 - 1).toFixed(4);
+    points.push(`{"id":${firstId + position},"vector":[${values.join(',')}],"payload":{"group":${(firstId + position) % 100}}}`);
+  }
+  return `{"points":[${points.join(',')}]}`;
+}
+
+async function call(url: string, method: string, path: string, body?: string): Promise<any> {
+  const response = await fetch(`${url}${path}`, { method, headers: body === undefined ? {} : { 'content-type': 'application/json' }, body });
+  const parsed = await response.json();
+  if (response.status !== 200) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(parsed).slice(0, 300)}`);
+  return parsed;
+}
+
+/** Loads `count` points in batches of 1,000, two requests in flight; returns points/s. */
+async function load(url: string, collection: string, count: number, dimension: number, seed: number): Promise<number> {
+  await call(url, 'PUT', `/collections/${collection}`, JSON.stringify({ vectors: { size: dimension, distance: 'Cosine' } }));
+  const random = seededRandom(seed);
+  // Bodies are generated before timing so the figure is the server's, not the generator's.
+  const bodies: string[] = [];
+  for (let first = 0; first < count; first += batchSize) bodies.push(batchBody(random, first + 1, Math.min(batchSize, count - first), dimension));
+  const started = performance.now();
+  let next = 0;
+  const worker = async () => {
+    while (next < bodies.length) {
+      const body = bodies[next++]!;
+      await call(url, 'PUT', `/collections/${collection}/points?wait=true`, body);
+    }
+  };
+  await Promise.all(Array.from({ length: requestsInFlight }, worker));
+  const seconds = (performance.now() - started) / 1000;
+  return count / seconds;
+}
+
+async function waitGreen(url: string, collection: string): Promise<number> {
+  const started = performance.now();
+  for (;;) {
+    const info = await call(url, 'GET', `/collections/${collection}`);
+    if (info.result.status === 'green') return performance.now() - started;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** Spawns the server and measures spawn -> a collection route stops answering 412. */
+async function timeToReady(directory: string, collection: string): Promise<{ server: ChildServer; total_ms: number }> {
+  const started = performance.now();
+  const server = await startChildServer(directory, { QUIVER__LOG__LEVEL: 'info' });
+  await waitUntilReady(server.url, `/collections/${collection}`, 600_000);
+  return { server, total_ms: performance.now() - started };
+}
+
+async function removeCheckpoints(directory: string): Promise<number> {
+  let removed = 0;
+  const root = join(directory, 'collections');
+  for (const collection of await readdir(root)) {
+    for (const file of await readdir(join(root, collection))) {
+      if (file.endsWith('.qvi')) {
+        await rm(join(root, collection, file));
+        removed += 1;
+      }
+    }
+  }
+  return removed;
+}
+
+async function main(): Promise<void> {
+  const directory = await mkdtemp(join(tmpdir(), 'quiver-bench-start-'));
+  let server: ChildServer | undefined;
+  try {
+    console.log(`bench:start${quick ? ' (quick)' : ''}: ${smallCount} x 128 and ${wideCount} x 768, batches of ${batchSize}, ${requestsInFlight} requests in flight, fsync on`);
+    server = await startChildServer(directory, { QUIVER__LOG__LEVEL: 'info' });
+    await waitUntilReady(server.url);
+
+    const smallRate = await load(server.url, 'small', smallCount, 128, 1);
+    console.log(`upsert 128-d: ${Math.round(smallRate)} points/s`);
+    const wideRate = await load(server.url, 'wide', wideCount, 768, 2);
+    console.log(`upsert 768-d: ${Math.round(wideRate)} points/s`);
+    const indexing_ms = await waitGreen(server.url, 'small');
+    await waitGreen(server.url, 'wide');
+    console.log(`graph caught up ${Math.round(indexing_ms)} ms after the last 128-d write`);
+
+    // A clean stop takes the shutdown checkpoint.
+    await server.kill('SIGTERM');
+    server = undefined;
+
+    const withCheckpoint = await timeToReady(directory, 'small');
+    server = withCheckpoint.server;
+    const info = await call(server.url, 'GET', '/collections/small');
+    console.log(`start -> ready with a checkpoint: ${Math.round(withCheckpoint.total_ms)} ms (${info.result.points_count} + ${wideCount} points, status ${info.result.status})`);
+    await server.kill('SIGTERM');
+    server = undefined;
+
+    const removed = await removeCheckpoints(directory);
+    const withoutCheckpoint = await timeToReady(directory, 'small');
+    server = withoutCheckpoint.server;
+    const rebuilt = await call(server.url, 'GET', '/collections/small');
+    console.log(`start -> ready without a checkpoint (${removed} files removed, rebuilt from stored vectors): ${Math.round(withoutCheckpoint.total_ms)} ms (status ${rebuilt.result.status}, graph builds in the background)`);
+    const rebuildGreen_ms = await waitGreen(server.url, 'small');
+    console.log(`  ... and the rebuilt 128-d graph was complete ${Math.round(rebuildGreen_ms)} ms later`);
+    await server.kill('SIGTERM');
+    server = undefined;
+  } finally {
+    await server?.kill('SIGKILL');
+    await rm(directory, { recursive: true, force: true });
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
