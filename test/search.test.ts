@@ -181,6 +181,22 @@ describe('search batch', () => {
     }
   });
 
+  it('batch — the one-kernel-call fast path equals its slow twin, search by search', async () => {
+    // Three exact plain searches share a vector name and tuning: they go to the kernel as one
+    // batch. Each is repeated alone with a filter that accepts everything, which takes the
+    // one-by-one path; the answers must be identical.
+    const searches = queries.slice(0, 3).map((vector, position) => ({ vector, limit: 4 + position, offset: position, params: { exact: true } }));
+    const fast = await server.request('POST', '/collections/Manhattan/points/search/batch', { searches });
+    const slow = await server.request('POST', '/collections/Manhattan/points/search/batch', {
+      searches: searches.map((body) => ({ ...body, filter: { must_not: [{ key: 'absent', match: { value: 'x' } }] } })),
+    });
+    expect(fast.status).toBe(200);
+    expect(fast.body.result).toEqual(slow.body.result);
+    fast.body.result.forEach((hits: { id: number; score: number }[], position: number) => {
+      expectSameHits(hits, bruteForce('Manhattan', queries[position]!, vectors, 4 + 2 * position).slice(position));
+    });
+  });
+
   it('batch — a bad search is a 400 naming its position', async () => {
     const response = await server.request('POST', '/collections/Euclid/points/search/batch', { searches: [{ vector: queries[0], limit: 3 }, { vector: [1, 2], limit: 3 }] });
     expect(response.status).toBe(400);
