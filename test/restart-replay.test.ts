@@ -30,7 +30,7 @@ describe('restart after a crash', () => {
       await server.client.upsert('replayed', { wait: true, points: [{ id: 100, vector: [0, 0.5] }, { id: 101, vector: [1, 0.5] }, { id: 5, vector: [50, 50], payload: { moved: true } }] });
       await server.client.updateVectors('replayed', { wait: true, points: [{ id: 6, vector: [-6, -6] }] });
       expect(collection.lastOperationId).toBeGreaterThan(checkpointed);
-      expected = await server.client.retrieve('replayed', { ids: [...collection.livePoints()].map((entry) => entry.id), with_vector: true });
+      expected = await server.client.retrieve('replayed', { ids: [...collection.livePoints()].map((entry) => entry.id as number), with_vector: true });
       expectedNearest = (await collection.nearest('', new Float32Array([0, 0]), 25)).points.map((point) => point.id);
       await cp(directory, copy, { recursive: true });
     } finally {
@@ -40,7 +40,7 @@ describe('restart after a crash', () => {
     try {
       const collection = restarted.app.collections.get('replayed');
       expect(collection.checkpointedOperationId).toBe(checkpointed);
-      const ids = [...collection.livePoints()].map((entry) => entry.id);
+      const ids = [...collection.livePoints()].map((entry) => entry.id as number);
       expect(await restarted.client.retrieve('replayed', { ids, with_vector: true })).toEqual(expected);
       expect((await collection.nearest('', new Float32Array([0, 0]), 25)).points.map((point) => point.id)).toEqual(expectedNearest);
       expect((await collection.nearest('', new Float32Array([0, 0]), 25, { exact: true })).points.map((point) => point.id)).toEqual(expectedNearest);

@@ -175,7 +175,8 @@ describe('restart', () => {
   it('restart — a corrupt checkpoint costs a rebuild, never data', async () => {
     const [file] = await checkpointFiles();
     const bytes = await readFile(file!);
-    bytes[Math.floor(bytes.length / 2)] ^= 0xff;
+    const middle = Math.floor(bytes.length / 2);
+    bytes[middle] = bytes[middle]! ^ 0xff;
     await writeFile(file!, bytes);
     const server = await startServer(directory);
     try {

@@ -195,7 +195,14 @@ export class CollectionRegistry {
       }
       this.nextNumber = number + 1;
       this.collections.set(name, collection);
-      for (const listener of this.createdListeners) await listener(collection);
+      for (const listener of this.createdListeners) {
+        try {
+          await listener(collection);
+        } catch (error) {
+          // The collection exists durably now; a listener's failure must not report otherwise.
+          this.options.logger.error({ err: error, collection: name }, 'collection-created listener failed');
+        }
+      }
     });
   }
 

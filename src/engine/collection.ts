@@ -779,7 +779,15 @@ export class Collection {
     });
   }
 
-  /** Waits for queued writes, takes a final checkpoint, releases the kernel memory. */
+  /** Resolves once no nearest call is running (bounded: a read never takes this long). */
+  private async waitForReads(timeout_ms = 30_000): Promise<void> {
+    const started = performance.now();
+    while (this.readsInFlight > 0 && performance.now() - started < timeout_ms) {
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    }
+  }
+
+  /** Waits for queued writes and running reads, takes a final checkpoint, releases the kernel memory. */
   async close(options: { checkpoint: boolean }): Promise<void> {
     await this.queue.drain();
     if (options.checkpoint) {
@@ -790,6 +798,8 @@ export class Collection {
       }
     }
     await this.queue.drain();
+    // Releasing native memory under a running search would fail it; let searches finish first.
+    await this.waitForReads();
     for (const index of this.indexes.values()) index.close();
     this.indexes.clear();
   }
