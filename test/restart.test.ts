@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { collectionDataRange, collectionRecordKey } from '../src/storage/keys.js';
 import { encodeJsonRecord } from '../src/storage/codec.js';
+import { createTestApp } from './support/app.js';
 import { makeDataDirectory, removeDataDirectory, startServer, type TestServer } from './support/server.js';
 
 function seededRandom(seed: number): () => number {
@@ -125,6 +126,21 @@ describe('restart', () => {
       }
     } finally {
       await server.close();
+    }
+  });
+
+  it('start-up — collection routes answer 412 Engine not initialized until every collection is loaded', async () => {
+    const testApp = await createTestApp({ directory, open: false });
+    try {
+      for (const url of ['/collections', '/collections/flat', '/collections/flat/exists']) {
+        const response = await testApp.app.inject({ method: 'GET', url });
+        expect(response.statusCode, url).toBe(412);
+        expect(response.json().status.error).toBe('Engine not initialized');
+      }
+      await testApp.app.engine.open();
+      expect((await testApp.app.inject({ method: 'GET', url: '/collections/flat' })).json().result.points_count).toBe(597);
+    } finally {
+      await testApp.dispose();
     }
   });
 
