@@ -14,36 +14,43 @@ export type ExampleForm =
   | { kind: 'discover'; target: ArrayLike<number>; pairs: ResolvedPair[] }
   | { kind: 'context'; pairs: ResolvedPair[] };
 
-/** `stored` is one candidate's vector as the index holds it (normalised for Cosine). */
-export type CandidateScorer = (stored: ArrayLike<number>) => number;
+/**
+ * Scores the candidate whose vector (as the index holds it: normalised for Cosine) starts at
+ * `offset` in `rows`. The scorer reuses its scratch arrays, so it makes no garbage per call.
+ */
+export type CandidateScorer = (rows: ArrayLike<number>, offset: number) => number;
 
 export function exampleScorer(distance: Distance, dimension: number, form: ExampleForm): CandidateScorer {
   const prepare = (vector: ArrayLike<number>) => prepareExample(distance, vector);
-  const similarityTo = (example: Float32Array, stored: ArrayLike<number>) => similarity(distance, example, stored, dimension);
   const preparePairs = (pairs: ResolvedPair[]) => pairs.map((pair) => ({ positive: prepare(pair.positive), negative: prepare(pair.negative) }));
-  const pairSimilarities = (pairs: { positive: Float32Array; negative: Float32Array }[], stored: ArrayLike<number>): PairSimilarities[] =>
-    pairs.map((pair) => ({ positive: similarityTo(pair.positive, stored), negative: similarityTo(pair.negative, stored) }));
 
   switch (form.kind) {
     case 'best_score':
     case 'sum_scores': {
       const positives = form.positives.map(prepare);
       const negatives = form.negatives.map(prepare);
+      const positiveScores = new Array<number>(positives.length);
+      const negativeScores = new Array<number>(negatives.length);
       const combine = form.kind === 'best_score' ? bestScore : sumScores;
-      return (stored) =>
-        combine(
-          positives.map((example) => similarityTo(example, stored)),
-          negatives.map((example) => similarityTo(example, stored)),
-        );
+      return (rows, offset) => {
+        for (let number = 0; number < positives.length; number++) positiveScores[number] = similarity(distance, positives[number]!, rows, dimension, offset);
+        for (let number = 0; number < negatives.length; number++) negativeScores[number] = similarity(distance, negatives[number]!, rows, dimension, offset);
+        return combine(positiveScores, negativeScores);
+      };
     }
-    case 'discover': {
-      const target = prepare(form.target);
-      const pairs = preparePairs(form.pairs);
-      return (stored) => discoverScore(similarityTo(target, stored), pairSimilarities(pairs, stored));
-    }
+    case 'discover':
     case 'context': {
+      const target = form.kind === 'discover' ? prepare(form.target) : undefined;
       const pairs = preparePairs(form.pairs);
-      return (stored) => contextScore(pairSimilarities(pairs, stored));
+      const scratch: PairSimilarities[] = pairs.map(() => ({ positive: 0, negative: 0 }));
+      return (rows, offset) => {
+        pairs.forEach((pair, number) => {
+          const slot = scratch[number]!;
+          slot.positive = similarity(distance, pair.positive, rows, dimension, offset);
+          slot.negative = similarity(distance, pair.negative, rows, dimension, offset);
+        });
+        return target ? discoverScore(similarity(distance, target, rows, dimension, offset), scratch) : contextScore(scratch);
+      };
     }
   }
 }

@@ -164,13 +164,18 @@ describe('example scorers over vectors', () => {
     const sum = exampleScorer(distance, dimension, { kind: 'sum_scores', positives, negatives });
     const discover = exampleScorer(distance, dimension, { kind: 'discover', target, pairs: pairs.map(([positive, negative]) => ({ positive, negative })) });
     const context = exampleScorer(distance, dimension, { kind: 'context', pairs: pairs.map(([positive, negative]) => ({ positive, negative })) });
-    for (const candidate of vectors(next, 50, dimension)) {
-      const held = stored(distance, candidate);
+    const candidates = vectors(next, 50, dimension).map((candidate) => stored(distance, candidate));
+    // Scorers read rows in place from a block, as the scan hands them over.
+    const block = Float64Array.from(candidates.flat());
+    candidates.forEach((held, row) => {
+      for (const scorer of [best, sum, discover, context]) expect(scorer(block, row * dimension)).toBe(scorer(held, 0));
+    });
+    for (const held of candidates) {
       // Float32 examples against float64 references: agree to about 6 digits.
-      expect(best(held)).toBeCloseTo(referenceBest(distance, positives, negatives, held), 5);
-      expect(sum(held)).toBeCloseTo(referenceSum(distance, positives, negatives, held), 4);
-      expect(discover(held)).toBeCloseTo(referenceDiscover(distance, target, pairs, held), 5);
-      expect(context(held)).toBeCloseTo(referenceContext(distance, pairs, held), 5);
+      expect(best(held, 0)).toBeCloseTo(referenceBest(distance, positives, negatives, held), 5);
+      expect(sum(held, 0)).toBeCloseTo(referenceSum(distance, positives, negatives, held), 4);
+      expect(discover(held, 0)).toBeCloseTo(referenceDiscover(distance, target, pairs, held), 5);
+      expect(context(held, 0)).toBeCloseTo(referenceContext(distance, pairs, held), 5);
     }
   });
 });

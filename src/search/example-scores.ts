@@ -34,24 +34,27 @@ export function dot(left: ArrayLike<number>, right: ArrayLike<number>, dimension
   return sum;
 }
 
-/** Larger-better similarity of `stored` (as the index holds it) to `example` (prepared by
- * `prepareExample`). */
-export function similarity(distance: Distance, example: ArrayLike<number>, stored: ArrayLike<number>, dimension: number): number {
+/** Larger-better similarity of the row of `stored` at `offset` (as the index holds it) to
+ * `example` (prepared by `prepareExample`). Reading in place spares a view per candidate. */
+export function similarity(distance: Distance, example: ArrayLike<number>, stored: ArrayLike<number>, dimension: number, offset = 0): number {
   switch (distance) {
     case 'Cosine':
-    case 'Dot':
-      return dot(example, stored, dimension);
+    case 'Dot': {
+      let sum = 0;
+      for (let position = 0; position < dimension; position++) sum += (example[position] as number) * (stored[offset + position] as number);
+      return sum;
+    }
     case 'Euclid': {
       let sum = 0;
       for (let position = 0; position < dimension; position++) {
-        const difference = (example[position] as number) - (stored[position] as number);
+        const difference = (example[position] as number) - (stored[offset + position] as number);
         sum += difference * difference;
       }
       return -sum;
     }
     case 'Manhattan': {
       let sum = 0;
-      for (let position = 0; position < dimension; position++) sum += Math.abs((example[position] as number) - (stored[position] as number));
+      for (let position = 0; position < dimension; position++) sum += Math.abs((example[position] as number) - (stored[offset + position] as number));
       return -sum;
     }
   }

@@ -212,7 +212,7 @@ export class QueryRun {
   private async searchCollection(stage: QueryStage, filters: FilterUse[], limit: number): Promise<StageOutput> {
     const form = stage.query;
     const allowed = await this.allowed(filters);
-    if (!form) return this.byId(allowed, limit);
+    if (!form) return this.byId(filters, limit);
     if (form.kind === 'order_by') return this.orderByIndex(form.orderBy, filters, limit);
     if (form.kind === 'sample') return this.sample(this.liveEntries(allowed), limit);
     if (form.kind === 'rrf' || form.kind === 'dbsf') throw errors.fusionWithoutPrefetch('');
@@ -246,10 +246,34 @@ export class QueryRun {
     }
   }
 
-  /** No query: points by id ascending, like scroll; score 0. */
-  private byId(allowed: SlotSet | undefined, limit: number): StageOutput {
-    const entries = [...this.liveEntries(allowed)].sort((left, right) => comparePointIds(left.id, right.id));
-    return { order: 'larger_better', points: entries.slice(0, limit).map((entry) => ({ entry, score: 0 })) };
+  /** The request's filters as one filter for the filter module's scroll (already validated). */
+  private combinedFilter(filters: FilterUse[]): unknown {
+    if (filters.length === 0) return undefined;
+    return filters.length === 1 ? filters[0]!.filter : { must: filters.map((use) => use.filter) };
+  }
+
+  /** Scroll's answer as scored points, leaving out excluded ids. */
+  private fromScroll(found: ReturnType<typeof scroll>, limit: number): Scored[] {
+    const points: Scored[] = [];
+    for (const record of found.points) {
+      const entry = this.collection.pointById(record.id);
+      if (!this.keep(entry, undefined) || points.length === limit) continue;
+      points.push({ entry, score: 0, ...(record.order_value !== undefined ? { orderValue: record.order_value } : {}) });
+    }
+    return points;
+  }
+
+  /** No query: points by id ascending, exactly as scroll pages them; score 0. */
+  private byId(filters: FilterUse[], limit: number): StageOutput {
+    const found = scroll(this.collection, {
+      offset: undefined,
+      limit: limit + this.excluded.size,
+      filter: this.combinedFilter(filters),
+      orderBy: undefined,
+      payload: { kind: 'none' },
+      vector: { kind: 'none' },
+    });
+    return { order: 'larger_better', points: this.fromScroll(found, limit) };
   }
 
   /** Exact scan in chunks: the example-based forms compare every candidate with the examples. */
@@ -264,7 +288,7 @@ export class QueryRun {
         const offset = position * dimension;
         if (Number.isNaN(rows[offset])) return; // no vector under this name
         kept.push(entry);
-        selector.offer(kept.length - 1, scorer(rows.subarray(offset, offset + dimension)));
+        selector.offer(kept.length - 1, scorer(rows, offset));
       });
       chunk = [];
     };
@@ -284,22 +308,15 @@ export class QueryRun {
    * order_by does (same 400 without a range index, same order for several values and ties).
    */
   private orderByIndex(spec: OrderBySpec, filters: FilterUse[], limit: number): StageOutput {
-    const filter = filters.length === 0 ? undefined : filters.length === 1 ? filters[0]!.filter : { must: filters.map((use) => use.filter) };
     const found = scroll(this.collection, {
       offset: undefined,
       limit: limit + this.excluded.size,
-      filter,
+      filter: this.combinedFilter(filters),
       orderBy: { key: spec.key, direction: spec.direction, startFrom: spec.startFrom },
       payload: { kind: 'none' },
       vector: { kind: 'none' },
     });
-    const points: Scored[] = [];
-    for (const record of found.points) {
-      const entry = this.collection.pointById(record.id);
-      if (!this.keep(entry, undefined) || points.length === limit) continue;
-      points.push({ entry, score: 0, ...(record.order_value !== undefined ? { orderValue: record.order_value } : {}) });
-    }
-    return { order: spec.direction === 'asc' ? 'smaller_better' : 'larger_better', points };
+    return { order: spec.direction === 'asc' ? 'smaller_better' : 'larger_better', points: this.fromScroll(found, limit) };
   }
 
   /**
