@@ -19,5 +19,6 @@ export function requestLimits(config: Config): RequestLimits {
     maxBatch: config.limits.max_batch_searches,
     maxPrefetchDepth: 8,
     maxExamples: 1_024,
+    maxPrefetches: 64,
   };
 }

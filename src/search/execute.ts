@@ -277,8 +277,8 @@ export class QueryRun {
   }
 
   /** Exact scan in chunks: the example-based forms compare every candidate with the examples. */
-  private async scan(index: VectorIndex, scorer: CandidateScorer, entries: Iterable<PointEntry>, limit: number): Promise<StageOutput> {
-    const selector = new TopK(limit, 'larger_better');
+  private async scan(index: VectorIndex, scorer: CandidateScorer, entries: Iterable<PointEntry>, limit: number, order: ScoreOrder = 'larger_better'): Promise<StageOutput> {
+    const selector = new TopK(limit, order);
     const kept: PointEntry[] = [];
     let chunk: PointEntry[] = [];
     const dimension = index.dimension;
@@ -300,7 +300,7 @@ export class QueryRun {
       }
     }
     if (chunk.length > 0) flush();
-    return { order: 'larger_better', points: selector.drain().map((selected) => ({ entry: kept[selected.position]!, score: selected.score })) };
+    return { order, points: selector.drain().map((selected) => ({ entry: kept[selected.position]!, score: selected.score })) };
   }
 
   /**
@@ -393,19 +393,10 @@ export class QueryRun {
     const index = this.indexFor(this.collection, stage.using, join(stage.field, 'using'));
     const query = this.nearestVector(form, stage);
     if (query) {
-      const order = scoreOrderOf(index.distance);
+      // Re-scored in chunks like any scan: a wide prefetch must not copy all its vectors at once.
       const prepared = prepareQuery(index.distance, query);
-      const rows = index.vectors(Uint32Array.from(candidates, (entry) => entry.slot));
-      const selector = new TopK(limit, order);
-      const kept: PointEntry[] = [];
-      candidates.forEach((entry, position) => {
-        const offset = position * index.dimension;
-        if (Number.isNaN(rows[offset])) return;
-        kept.push(entry);
-        selector.offer(kept.length - 1, nearestScore(index.distance, prepared, rows, offset, index.dimension));
-      });
-      const points = selector.drain().map((selected) => ({ entry: kept[selected.position]!, score: selected.score }));
-      return this.applyThreshold(stage, { order, points });
+      const scorer: CandidateScorer = (rows, offset) => nearestScore(index.distance, prepared, rows, offset, index.dimension);
+      return this.applyThreshold(stage, await this.scan(index, scorer, candidates, limit, scoreOrderOf(index.distance)));
     }
     const scorer = this.exampleScorerFor(form, stage, index.distance, index.dimension)!;
     return this.applyThreshold(stage, await this.scan(index, scorer, candidates, limit));

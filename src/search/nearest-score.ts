@@ -10,7 +10,7 @@ export function prepareQuery(distance: Distance, vector: ArrayLike<number>): Flo
 }
 
 /** `stored` is read from `offset` for `dimension` values, so rows of a block need no copy. */
-export function nearestScore(distance: Distance, query: Float32Array, stored: Float32Array, offset: number, dimension: number): number {
+export function nearestScore(distance: Distance, query: Float32Array, stored: ArrayLike<number>, offset: number, dimension: number): number {
   switch (distance) {
     case 'Cosine':
     case 'Dot': {

@@ -159,7 +159,7 @@ describe('query plans', () => {
   });
 
   it('query — limit and offset above the configured maximum are refused naming the field', () => {
-    const limits: RequestLimits = { maxLimit: 100, maxBatch: 2, maxPrefetchDepth: 2, maxExamples: 4 };
+    const limits: RequestLimits = { maxLimit: 100, maxBatch: 2, maxPrefetchDepth: 2, maxExamples: 4, maxPrefetches: 3 };
     expect(planMessage(() => queryPlan({ query: [1], limit: 101 }, limits))).toContain('limit');
     expect(planMessage(() => queryPlan({ query: [1], offset: 101 }, limits))).toContain('offset');
     expect(planMessage(() => queryPlan({ prefetch: { query: [1], limit: 500 }, query: [1] }, limits))).toContain('prefetch[0].limit');
@@ -167,6 +167,8 @@ describe('query plans', () => {
     const deep = { prefetch: { prefetch: { prefetch: { query: [1] }, query: [1] }, query: [1] }, query: [1] };
     expect(planMessage(() => queryPlan(deep, limits))).toContain('prefetch');
     expect(planMessage(() => queryBatchPlans({ searches: [{}, {}, {}] }, limits))).toContain('searches');
+    const wide = { prefetch: [{ prefetch: [{ query: [1] }, { query: [1] }], query: [1] }, { query: [1] }], query: { fusion: 'rrf' as const } };
+    expect(planMessage(() => queryPlan(wide, limits))).toContain('at most 3 prefetches per request');
   });
 
   it('query batch — each search is planned, and errors say which one', () => {

@@ -32,9 +32,11 @@ export interface RequestLimits {
   maxPrefetchDepth: number;
   /** Most examples (ids or vectors) in one query form. */
   maxExamples: number;
+  /** Most prefetches in one request, at all levels together: nesting multiplies work. */
+  maxPrefetches: number;
 }
 
-export const defaultRequestLimits: RequestLimits = { maxLimit: 10_000, maxBatch: 1_000, maxPrefetchDepth: 8, maxExamples: 1_024 };
+export const defaultRequestLimits: RequestLimits = { maxLimit: 10_000, maxBatch: 1_000, maxPrefetchDepth: 8, maxExamples: 1_024, maxPrefetches: 64 };
 
 function join(prefix: string, field: string): string {
   return prefix === '' ? field : `${prefix}.${field}`;
@@ -134,13 +136,20 @@ function prefetchList(prefetch: PrefetchBody | PrefetchBody[] | null | undefined
   return Array.isArray(prefetch) ? prefetch : [prefetch];
 }
 
+interface Budget {
+  prefetches: number;
+}
+
 /** One level of a query request (the root or a prefetch), with its refusals. */
-function stage(field: string, body: PrefetchBody, depth: number, limits: RequestLimits): QueryStage {
+function stage(field: string, body: PrefetchBody, depth: number, limits: RequestLimits, budget: Budget): QueryStage {
   const bodies = prefetchList(body.prefetch);
+  budget.prefetches += bodies.length;
+  if (budget.prefetches > limits.maxPrefetches) {
+    throw errors.invalidBodyField(join(field, 'prefetch'), `at most ${limits.maxPrefetches} prefetches per request, counting every level`);
+  }
   if (bodies.length > 0 && depth >= limits.maxPrefetchDepth) {
     throw errors.invalidBodyField(join(field, 'prefetch'), `prefetches nest at most ${limits.maxPrefetchDepth} levels deep`);
   }
-  if (bodies.length > limits.maxExamples) throw errors.invalidBodyField(join(field, 'prefetch'), `at most ${limits.maxExamples} prefetches`);
   const query = body.query === undefined || body.query === null ? undefined : queryForm(join(field, 'query'), body.query, limits);
   const using = body.using ?? '';
   const threshold = body.score_threshold ?? undefined;
@@ -158,7 +167,7 @@ function stage(field: string, body: PrefetchBody, depth: number, limits: Request
     throw errors.invalidBodyField(`${join(field, 'query')}.rrf.weights`, `needs one weight per prefetch: got ${query.weights.length}, expected ${bodies.length}`);
   }
 
-  const prefetches = bodies.map((child, position) => stage(`${join(field, 'prefetch')}[${position}]`, child, depth + 1, limits));
+  const prefetches = bodies.map((child, position) => stage(`${join(field, 'prefetch')}[${position}]`, child, depth + 1, limits, budget));
   const result: QueryStage = {
     field,
     prefetches,
@@ -174,7 +183,7 @@ function stage(field: string, body: PrefetchBody, depth: number, limits: Request
 }
 
 export function queryPlan(body: QueryRequestBody, limits: RequestLimits = defaultRequestLimits, field = ''): QueryPlan {
-  const root = stage(field, body, 0, limits);
+  const root = stage(field, body, 0, limits, { prefetches: 0 });
   return {
     ...root,
     offset: checkLimit(join(field, 'offset'), body.offset ?? 0, limits),
