@@ -1,14 +1,15 @@
 // The three indexes under test behind one small interface, each called the way its npm
-// binding is meant to be called. QuiverDB has two search modes: `async` (one awaited
-// promise per query, exactly how the server calls it) and `batch` (one searchBatch call for
-// all queries, run on one kernel thread).
+// binding is meant to be called. QuiverDB has three search modes: `async` (one awaited
+// promise per query, exactly how the server calls it: includes the hop to a kernel thread
+// and back), `sync` (the same search on the calling thread, like the peers' synchronous
+// calls) and `batch` (one searchBatch call for all queries, run on one kernel thread).
 import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import hnswlib from 'hnswlib-node';
 import { Index as UsearchIndex, type MetricKind, type ScalarKind } from 'usearch';
 import { createVectorIndex } from '../../src/native/index.js';
-import type { VectorIndex } from '../../src/native/vector-index.js';
+import type { WrappedVectorIndex } from '../../src/native/wrapped-vector-index.js';
 import type { Dataset } from './data.js';
 
 export const M = 16;
@@ -29,11 +30,11 @@ export interface Contender {
 
 export class QuiverContender implements Contender {
   readonly name: string;
-  private index: VectorIndex | undefined;
+  private index: WrappedVectorIndex | undefined;
   private ef = 64;
 
-  constructor(private readonly mode: 'async' | 'batch') {
-    this.name = mode === 'async' ? 'QuiverDB (async)' : 'QuiverDB (batch)';
+  constructor(private readonly mode: 'async' | 'sync' | 'batch') {
+    this.name = `QuiverDB (${mode})`;
   }
 
   /** Shares one built index between the async and batch views of it. */
@@ -41,12 +42,13 @@ export class QuiverContender implements Contender {
     this.index = other.index;
   }
 
-  get built(): VectorIndex {
+  get built(): WrappedVectorIndex {
     if (!this.index) throw new Error('QuiverDB index not built');
     return this.index;
   }
 
   async build(dataset: Dataset, threads: number): Promise<void> {
+    // The concrete class, for its benchmark-only synchronous search.
     const index = createVectorIndex({
       dimension: dataset.dimension,
       distance: dataset.distance,
@@ -54,7 +56,7 @@ export class QuiverContender implements Contender {
       efConstruct: EF_CONSTRUCT,
       fullScanThreshold: 1000,
       indexingThreads: threads,
-    });
+    }) as WrappedVectorIndex;
     const batch = 10_000;
     for (let start = 0; start < dataset.count; start += batch) {
       const end = Math.min(dataset.count, start + batch);
@@ -79,7 +81,8 @@ export class QuiverContender implements Contender {
       return found;
     }
     for (let query = 0; query < dataset.queryCount; query += 1) {
-      const result = await index.search(dataset.queries.subarray(query * dimension, (query + 1) * dimension), K, { ef: this.ef });
+      const vector = dataset.queries.subarray(query * dimension, (query + 1) * dimension);
+      const result = this.mode === 'sync' ? index.searchOnThisThread(vector, K, { ef: this.ef }) : await index.search(vector, K, { ef: this.ef });
       found.set(result.slots, query * K);
     }
     return found;

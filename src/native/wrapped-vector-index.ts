@@ -9,6 +9,7 @@ export interface NativeVectorIndexHandle {
   upsert(slots: Uint32Array, vectors: Float32Array): Promise<void>;
   delete(slots: Uint32Array): Promise<void>;
   search(query: Float32Array, k: number, ef?: number | null, exact?: boolean | null, allowed?: Uint8Array | null): Promise<{ slots: Uint32Array; scores: Float32Array }>;
+  searchSync(query: Float32Array, k: number, ef?: number | null, exact?: boolean | null, allowed?: Uint8Array | null): { slots: Uint32Array; scores: Float32Array };
   searchBatch(
     queries: Float32Array,
     k: number,
@@ -61,6 +62,17 @@ export class WrappedVectorIndex implements VectorIndex {
   async search(query: Float32Array, k: number, options?: SearchOptions): Promise<SearchResult> {
     checkSearchOptions(k, options);
     const result = await this.handle.search(query, k, options?.ef ?? null, options?.exact ?? null, options?.allowed ?? null);
+    return { slots: result.slots, scores: result.scores };
+  }
+
+  /**
+   * Not part of the VectorIndex contract: the search run on the calling (JS) thread. The
+   * server must use `search` (so searches run on kernel threads while the JS thread serves
+   * HTTP); this exists for bench:ann, to compare like with like against synchronous peers.
+   */
+  searchOnThisThread(query: Float32Array, k: number, options?: SearchOptions): SearchResult {
+    checkSearchOptions(k, options);
+    const result = this.handle.searchSync(query, k, options?.ef ?? null, options?.exact ?? null, options?.allowed ?? null);
     return { slots: result.slots, scores: result.scores };
   }
 

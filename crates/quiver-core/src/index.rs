@@ -135,10 +135,13 @@ impl Shared {
     fn run_worker(&self) {
         while let Some(slot) = self.pending.take() {
             let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.link(slot)));
+            if result.is_err() {
+                // A kernel bug, not bad input: retrying would panic again, so the slot stays
+                // in the exact tail instead, still found by every search.
+                self.pending.strand(slot);
+            }
             let idle = self.pending.finish(slot);
             if result.is_err() {
-                // A kernel bug, not bad input. Linking is retried never (it would panic again),
-                // but the vector stays in the store; the integrity check will show the gap.
                 continue;
             }
             if idle && self.needs_cleanup() {

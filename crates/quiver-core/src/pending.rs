@@ -11,6 +11,9 @@ struct PendingState {
     waiting: VecDeque<u32>,
     waiting_set: HashSet<u32>,
     working: Vec<u32>,
+    /// Slots whose linking panicked (a kernel bug): never retried, but still scanned by
+    /// every search so the point is not lost.
+    stranded: Vec<u32>,
     shutdown: bool,
 }
 
@@ -87,6 +90,15 @@ impl Pending {
         let state = self.lock();
         output.extend(state.waiting.iter().copied());
         output.extend(state.working.iter().copied());
+        output.extend(state.stranded.iter().copied());
+    }
+
+    /// Keeps `slot` in the exact tail for good (its linking failed).
+    pub fn strand(&self, slot: u32) {
+        let mut state = self.lock();
+        if !state.stranded.contains(&slot) {
+            state.stranded.push(slot);
+        }
     }
 
     pub fn is_empty(&self) -> bool {

@@ -64,6 +64,20 @@ impl VectorStore {
         &self.link_space
     }
 
+    /// Asks the CPU to start loading the first cache line of `slot`'s vector; the hardware
+    /// prefetcher follows the rest. Issued for a node's unvisited neighbours before scoring
+    /// them, so their loads overlap instead of stalling one after another.
+    #[inline(always)]
+    pub fn prefetch(&self, slot: u32) -> Option<&[f32]> {
+        let vector = self.vector(slot)?;
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: prefetch is a hint; the address is a valid row.
+        unsafe {
+            std::arch::x86_64::_mm_prefetch(vector.as_ptr() as *const i8, std::arch::x86_64::_MM_HINT_T0);
+        }
+        Some(vector)
+    }
+
     /// Distance in `space` from `query` to `slot`'s vector; infinite if it holds none.
     #[inline(always)]
     pub fn distance_in(&self, space: &Space, query: &[f32], slot: u32) -> f32 {

@@ -206,6 +206,29 @@ impl NativeVectorIndex {
         tasks::search_batch(env, request)
     }
 
+    /// Searches on the calling (JS) thread and returns at once. Not for the server, whose
+    /// searches go through `search` so both cores work: this is the synchronous path the
+    /// benchmark compares with the peers' synchronous calls.
+    #[napi(catch_unwind)]
+    pub fn search_sync(
+        &self,
+        query: Float32Array,
+        k: u32,
+        ef: Option<u32>,
+        exact: Option<bool>,
+        allowed: Option<Uint8Array>,
+    ) -> Result<NativeSearchResult> {
+        let request = SearchRequest {
+            index: self.index()?,
+            queries: query,
+            k: k as usize,
+            ef: ef.map(|value| value as usize),
+            exact: exact.unwrap_or(false),
+            allowed,
+        };
+        guarded(|| tasks::search_now(&request))
+    }
+
     /// Stored vectors of `slots`, row by row (NaN rows for empty slots). Lock-free reads.
     #[napi(catch_unwind)]
     pub fn vectors(&self, slots: Uint32Array) -> Result<Float32Array> {

@@ -93,6 +93,14 @@ impl SearchRequest {
     }
 }
 
+/// One search on the calling thread.
+pub fn search_now(request: &SearchRequest) -> Result<NativeSearchResult> {
+    let hits = request.run(&request.queries)?;
+    let slots: Vec<u32> = hits.iter().map(|hit| hit.slot).collect();
+    let scores: Vec<f32> = hits.iter().map(|hit| hit.score).collect();
+    Ok(NativeSearchResult { slots: Uint32Array::new(slots), scores: Float32Array::new(scores) })
+}
+
 pub fn search<'env>(env: &'env Env, request: SearchRequest) -> Result<Object<'env>> {
     run_async(
         env,

@@ -69,18 +69,25 @@ impl Graph {
             }
         }
         let mut worst = if results.len() >= ef { results.peek().map_or(f32::INFINITY, |n| n.distance) } else { f32::INFINITY };
+        // A node's unvisited neighbours are gathered and prefetched first, then scored.
+        let mut fresh: Vec<(u32, &[f32])> = Vec::with_capacity(self.params.m0);
         while let Some(Reverse(candidate)) = candidates.pop() {
             if candidate.distance > worst {
                 break;
             }
             let Some(row) = self.links(candidate.slot, level) else { continue };
             let count = (row[0].load(Ordering::Acquire) as usize).min(row.len() - 1);
+            fresh.clear();
             for cell in &row[1..=count] {
                 let slot = cell.load(Ordering::Relaxed);
-                if !visited.insert(slot) {
-                    continue;
+                if visited.insert(slot) {
+                    if let Some(vector) = store.prefetch(slot) {
+                        fresh.push((slot, vector));
+                    }
                 }
-                let distance = store.distance_in(space, query, slot);
+            }
+            for &(slot, vector) in &fresh {
+                let distance = space.distance(query, vector);
                 if distance < worst {
                     let neighbor = Neighbor { distance, slot };
                     candidates.push(Reverse(neighbor));
