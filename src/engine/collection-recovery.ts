@@ -149,11 +149,13 @@ export async function recoverCollection(collection: Collection, database: Databa
   const report: RecoveryReport = { points, lastOperationId, indexes: {} };
 
   const indexes = new Map<string, VectorIndex>();
+  const loadedIndexedCounts = new Map<string, number>();
   let lowestCovered = lastOperationId;
   try {
     for (const vectorName of Object.keys(collection.config.vectors)) {
       const loaded = await loadCheckpoint(collection, vectorName, lastOperationId);
       if ('index' in loaded) {
+        loadedIndexedCounts.set(vectorName, loaded.index.stats().indexedCount);
         const touched = await slotsTouchedAfter(collection, database, loaded.covered);
         await reapplySlots(collection, database, loaded.index, vectorName, [...touched.keys()]);
         indexes.set(vectorName, loaded.index);
@@ -173,6 +175,6 @@ export async function recoverCollection(collection: Collection, database: Databa
     for (const index of indexes.values()) index.close();
     throw error;
   }
-  collection.restoreState(lastOperationId, lowestCovered, indexes);
+  collection.restoreState(lastOperationId, lowestCovered, indexes, loadedIndexedCounts);
   return report;
 }

@@ -222,11 +222,18 @@ export class Collection {
   }
 
   /** Finishes start-up: free slots are the holes below the highest used slot. */
-  restoreState(lastOperationId: number, checkpointedOperationId: number, indexes: Map<string, VectorIndex>): void {
+  restoreState(
+    lastOperationId: number,
+    checkpointedOperationId: number,
+    indexes: Map<string, VectorIndex>,
+    /** For indexes loaded from a checkpoint: the linked count it held (rebuilt ones have none). */
+    checkpointIndexedCounts: Map<string, number> = new Map(),
+  ): void {
     this.lastOperation = lastOperationId;
     this.checkpointedOperation = checkpointedOperationId;
     this.operationsSinceCheckpoint = lastOperationId - checkpointedOperationId;
     for (const [name, index] of indexes) this.indexes.set(name, index);
+    for (const [name, count] of checkpointIndexedCounts) this.checkpointIndexedCounts.set(name, count);
     this.freeSlots.length = 0;
     for (let slot = this.nextSlot - 1; slot >= 0; slot -= 1) {
       if (this.pointsBySlot[slot] === undefined) this.freeSlots.push(slot);
@@ -748,9 +755,33 @@ export class Collection {
       });
   }
 
-  /** Takes a checkpoint if anything happened since the last one (background timer). */
+  /** Per vector name, how many vectors the graph had linked when the last checkpoint was saved. */
+  private readonly checkpointIndexedCounts = new Map<string, number>();
+
+  /** Whether the background graph build linked vectors since the last checkpoint. */
+  private graphProgressed(): boolean {
+    for (const [name, index] of this.indexes) {
+      if (index.stats().indexedCount !== this.checkpointIndexedCounts.get(name)) return true;
+    }
+    return false;
+  }
+
+  private graphComplete(): boolean {
+    for (const index of this.indexes.values()) {
+      const stats = index.stats();
+      if (stats.indexedCount < stats.count) return false;
+    }
+    return true;
+  }
+
+  /**
+   * Background timer: checkpoint after writes, or once a graph build has finished since the
+   * last checkpoint — otherwise a checkpoint taken mid-build would be the one loaded at the
+   * next start, and the rest of the graph would be built again.
+   */
   checkpointIfDue(): void {
-    if (this.operationsSinceCheckpoint > 0 && !this.deleting) this.scheduleCheckpoint('interval');
+    if (this.deleting) return;
+    if (this.operationsSinceCheckpoint > 0 || (this.graphProgressed() && this.graphComplete())) this.scheduleCheckpoint('interval');
   }
 
   /**
@@ -766,10 +797,16 @@ export class Collection {
         return false;
       }
       const covered = this.lastOperation;
-      if (covered === this.checkpointedOperation && this.operationsSinceCheckpoint === 0) return false;
+      if (covered === this.checkpointedOperation && this.operationsSinceCheckpoint === 0 && !this.graphProgressed()) return false;
       const started = performance.now();
       await mkdir(this.directory, { recursive: true });
-      for (const [name, index] of this.indexes) await index.save(checkpointPath(this.directory, name), covered);
+      const indexedCounts = new Map<string, number>();
+      for (const [name, index] of this.indexes) {
+        // Counted before saving: a save never holds less than this, so no progress is missed.
+        indexedCounts.set(name, index.stats().indexedCount);
+        await index.save(checkpointPath(this.directory, name), covered);
+      }
+      for (const [name, count] of indexedCounts) this.checkpointIndexedCounts.set(name, count);
       this.checkpointedOperation = covered;
       this.operationsSinceCheckpoint = 0;
       // Only after every index of the collection durably covers `covered` may the log shrink.
