@@ -8,15 +8,11 @@ export interface NativeVectorIndexHandle {
   readonly loadedOperationId: number;
   upsert(slots: Uint32Array, vectors: Float32Array): Promise<void>;
   delete(slots: Uint32Array): Promise<void>;
-  search(query: Float32Array, k: number, ef?: number | null, exact?: boolean | null, allowed?: Uint8Array | null): Promise<{ slots: Uint32Array; scores: Float32Array }>;
-  searchSync(query: Float32Array, k: number, ef?: number | null, exact?: boolean | null, allowed?: Uint8Array | null): { slots: Uint32Array; scores: Float32Array };
-  searchBatch(
-    queries: Float32Array,
-    k: number,
-    ef?: number | null,
-    exact?: boolean | null,
-    allowed?: Uint8Array | null,
-  ): Promise<{ slots: Uint32Array; scores: Float32Array; counts: Uint32Array }>;
+  /** Resolves to slots (u32 × n) then scores (f32 × n) in one buffer. */
+  search(query: Float32Array, k: number, ef?: number | null, exact?: boolean | null, allowed?: Uint8Array | null): Promise<ArrayBuffer>;
+  searchSync(query: Float32Array, k: number, ef?: number | null, exact?: boolean | null, allowed?: Uint8Array | null): ArrayBuffer;
+  /** Resolves to counts (u32 × queries), slots (u32 × total), scores (f32 × total). */
+  searchBatch(queries: Float32Array, k: number, ef?: number | null, exact?: boolean | null, allowed?: Uint8Array | null): Promise<ArrayBuffer>;
   vectors(slots: Uint32Array): Float32Array;
   has(slot: number): boolean;
   stats(): VectorIndexStats;
@@ -43,6 +39,26 @@ function checkSearchOptions(k: number, options: SearchOptions | undefined): void
   if (options?.ef !== undefined) checkCount('ef', options.ef);
 }
 
+/** Views over one result buffer (see crates/quiver-node/src/result_bytes.rs); no copy. */
+function decodeSingle(buffer: ArrayBuffer): SearchResult {
+  const count = buffer.byteLength / 8;
+  return { slots: new Uint32Array(buffer, 0, count), scores: new Float32Array(buffer, count * 4, count) };
+}
+
+function decodeBatch(buffer: ArrayBuffer, queryCount: number): SearchResult[] {
+  const counts = new Uint32Array(buffer, 0, queryCount);
+  const total = (buffer.byteLength - queryCount * 4) / 8;
+  const slots = new Uint32Array(buffer, queryCount * 4, total);
+  const scores = new Float32Array(buffer, queryCount * 4 + total * 4, total);
+  const results: SearchResult[] = [];
+  let start = 0;
+  for (const count of counts) {
+    results.push({ slots: slots.subarray(start, start + count), scores: scores.subarray(start, start + count) });
+    start += count;
+  }
+  return results;
+}
+
 export class WrappedVectorIndex implements VectorIndex {
   constructor(
     private readonly handle: NativeVectorIndexHandle,
@@ -61,8 +77,7 @@ export class WrappedVectorIndex implements VectorIndex {
 
   async search(query: Float32Array, k: number, options?: SearchOptions): Promise<SearchResult> {
     checkSearchOptions(k, options);
-    const result = await this.handle.search(query, k, options?.ef ?? null, options?.exact ?? null, options?.allowed ?? null);
-    return { slots: result.slots, scores: result.scores };
+    return decodeSingle(await this.handle.search(query, k, options?.ef ?? null, options?.exact ?? null, options?.allowed ?? null));
   }
 
   /**
@@ -72,20 +87,14 @@ export class WrappedVectorIndex implements VectorIndex {
    */
   searchOnThisThread(query: Float32Array, k: number, options?: SearchOptions): SearchResult {
     checkSearchOptions(k, options);
-    const result = this.handle.searchSync(query, k, options?.ef ?? null, options?.exact ?? null, options?.allowed ?? null);
-    return { slots: result.slots, scores: result.scores };
+    return decodeSingle(this.handle.searchSync(query, k, options?.ef ?? null, options?.exact ?? null, options?.allowed ?? null));
   }
 
   async searchBatch(queries: Float32Array, k: number, options?: SearchOptions): Promise<SearchResult[]> {
     checkSearchOptions(k, options);
-    const flat = await this.handle.searchBatch(queries, k, options?.ef ?? null, options?.exact ?? null, options?.allowed ?? null);
-    const results: SearchResult[] = [];
-    let start = 0;
-    for (const count of flat.counts) {
-      results.push({ slots: flat.slots.subarray(start, start + count), scores: flat.scores.subarray(start, start + count) });
-      start += count;
-    }
-    return results;
+    const buffer = await this.handle.searchBatch(queries, k, options?.ef ?? null, options?.exact ?? null, options?.allowed ?? null);
+    // The kernel refuses a batch whose length is not a whole number of queries.
+    return decodeBatch(buffer, queries.length / this.dimension);
   }
 
   vectors(slots: Uint32Array): Float32Array {

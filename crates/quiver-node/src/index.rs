@@ -4,27 +4,14 @@
 //! `VectorIndex` contract.
 
 use crate::errors::{closed, guarded, invalid, to_napi};
-use crate::tasks::{self, run_async, run_waiting, SearchRequest};
+use crate::result_bytes::ResultBytes;
+use crate::tasks::{self, run_async, run_waiting, Queries, SearchRequest};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use quiver_core::{IndexParams, Metric, VectorIndex};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex};
-
-#[napi(object)]
-pub struct NativeSearchResult {
-    pub slots: Uint32Array,
-    pub scores: Float32Array,
-}
-
-/// Batch results flattened: `counts[i]` hits of query i follow those of query i - 1.
-#[napi(object)]
-pub struct NativeBatchResult {
-    pub slots: Uint32Array,
-    pub scores: Float32Array,
-    pub counts: Uint32Array,
-}
 
 #[napi(object)]
 pub struct NativeStats {
@@ -164,11 +151,12 @@ impl NativeVectorIndex {
         tasks::delete(env, self.index()?, slots)
     }
 
-    #[napi(catch_unwind, ts_return_type = "Promise<NativeSearchResult>")]
+    /// Resolves to an ArrayBuffer: slots (u32 × n) then scores (f32 × n).
+    #[napi(catch_unwind, ts_return_type = "Promise<ArrayBuffer>")]
     pub fn search<'env>(
         &self,
         env: &'env Env,
-        query: Float32Array,
+        query: Float32ArraySlice<'_>,
         k: u32,
         ef: Option<u32>,
         exact: Option<bool>,
@@ -176,7 +164,7 @@ impl NativeVectorIndex {
     ) -> Result<Object<'env>> {
         let request = SearchRequest {
             index: self.index()?,
-            queries: query,
+            queries: Queries::Copied(query.to_vec()),
             k: k as usize,
             ef: ef.map(|value| value as usize),
             exact: exact.unwrap_or(false),
@@ -185,7 +173,8 @@ impl NativeVectorIndex {
         tasks::search(env, request)
     }
 
-    #[napi(catch_unwind, ts_return_type = "Promise<NativeBatchResult>")]
+    /// Resolves to an ArrayBuffer: counts (u32 × queries), slots (u32 × total), scores (f32 × total).
+    #[napi(catch_unwind, ts_return_type = "Promise<ArrayBuffer>")]
     pub fn search_batch<'env>(
         &self,
         env: &'env Env,
@@ -197,7 +186,7 @@ impl NativeVectorIndex {
     ) -> Result<Object<'env>> {
         let request = SearchRequest {
             index: self.index()?,
-            queries,
+            queries: Queries::Held(queries),
             k: k as usize,
             ef: ef.map(|value| value as usize),
             exact: exact.unwrap_or(false),
@@ -209,18 +198,18 @@ impl NativeVectorIndex {
     /// Searches on the calling (JS) thread and returns at once. Not for the server, whose
     /// searches go through `search` so both cores work: this is the synchronous path the
     /// benchmark compares with the peers' synchronous calls.
-    #[napi(catch_unwind)]
+    #[napi(catch_unwind, ts_return_type = "ArrayBuffer")]
     pub fn search_sync(
         &self,
-        query: Float32Array,
+        query: Float32ArraySlice<'_>,
         k: u32,
         ef: Option<u32>,
         exact: Option<bool>,
         allowed: Option<Uint8Array>,
-    ) -> Result<NativeSearchResult> {
+    ) -> Result<ResultBytes> {
         let request = SearchRequest {
             index: self.index()?,
-            queries: query,
+            queries: Queries::Copied(query.to_vec()),
             k: k as usize,
             ef: ef.map(|value| value as usize),
             exact: exact.unwrap_or(false),

@@ -5,6 +5,7 @@
 mod errors;
 mod index;
 mod pool;
+mod result_bytes;
 mod tasks;
 
 use napi::bindgen_prelude::*;

@@ -4,7 +4,8 @@
 //! the caller must not mutate them meanwhile (the engine never does).
 
 use crate::errors::{guarded, to_napi};
-use crate::index::{MemoryReport, NativeBatchResult, NativeSearchResult};
+use crate::index::MemoryReport;
+use crate::result_bytes::ResultBytes;
 use crate::pool::pool;
 use napi::bindgen_prelude::*;
 use quiver_core::{AllowedSlots, Hit, SearchParams, VectorIndex};
@@ -77,9 +78,27 @@ pub fn delete<'env>(env: &'env Env, index: Arc<VectorIndex>, slots: Uint32Array)
     )
 }
 
+/// Where a search's query comes from: copied on the JS thread (one query: a few KB at most,
+/// cheaper than holding a reference to the caller's array) or held (a batch: could be MBs).
+pub enum Queries {
+    Copied(Vec<f32>),
+    Held(Float32Array),
+}
+
+impl std::ops::Deref for Queries {
+    type Target = [f32];
+
+    fn deref(&self) -> &[f32] {
+        match self {
+            Queries::Copied(values) => values,
+            Queries::Held(array) => array,
+        }
+    }
+}
+
 pub struct SearchRequest {
     pub index: Arc<VectorIndex>,
-    pub queries: Float32Array,
+    pub queries: Queries,
     pub k: usize,
     pub ef: Option<usize>,
     pub exact: bool,
@@ -94,11 +113,8 @@ impl SearchRequest {
 }
 
 /// One search on the calling thread.
-pub fn search_now(request: &SearchRequest) -> Result<NativeSearchResult> {
-    let hits = request.run(&request.queries)?;
-    let slots: Vec<u32> = hits.iter().map(|hit| hit.slot).collect();
-    let scores: Vec<f32> = hits.iter().map(|hit| hit.score).collect();
-    Ok(NativeSearchResult { slots: Uint32Array::new(slots), scores: Float32Array::new(scores) })
+pub fn search_now(request: &SearchRequest) -> Result<ResultBytes> {
+    Ok(ResultBytes::single(&request.run(&request.queries)?))
 }
 
 pub fn search<'env>(env: &'env Env, request: SearchRequest) -> Result<Object<'env>> {
@@ -106,13 +122,11 @@ pub fn search<'env>(env: &'env Env, request: SearchRequest) -> Result<Object<'en
         env,
         move || {
             let hits = request.run(&request.queries)?;
-            Ok((hits, request))
+            Ok((ResultBytes::single(&hits), request))
         },
-        |_env, (hits, request)| {
+        |_env, (bytes, request)| {
             drop(request);
-            let slots: Vec<u32> = hits.iter().map(|hit| hit.slot).collect();
-            let scores: Vec<f32> = hits.iter().map(|hit| hit.score).collect();
-            Ok(NativeSearchResult { slots: Uint32Array::new(slots), scores: Float32Array::new(scores) })
+            Ok(bytes)
         },
     )
 }
@@ -129,20 +143,11 @@ pub fn search_batch<'env>(env: &'env Env, request: SearchRequest) -> Result<Obje
             for query in request.queries.chunks_exact(dimension) {
                 results.push(request.run(query)?);
             }
-            Ok((results, request))
+            Ok((ResultBytes::batch(&results), request))
         },
-        |_env, (lists, request)| {
+        |_env, (bytes, request)| {
             drop(request);
-            let total: usize = lists.iter().map(Vec::len).sum();
-            let mut slots = Vec::with_capacity(total);
-            let mut scores = Vec::with_capacity(total);
-            let mut counts = Vec::with_capacity(lists.len());
-            for hits in &lists {
-                counts.push(hits.len() as u32);
-                slots.extend(hits.iter().map(|hit| hit.slot));
-                scores.extend(hits.iter().map(|hit| hit.score));
-            }
-            Ok(NativeBatchResult { slots: Uint32Array::new(slots), scores: Float32Array::new(scores), counts: Uint32Array::new(counts) })
+            Ok(bytes)
         },
     )
 }
