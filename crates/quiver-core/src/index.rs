@@ -311,18 +311,19 @@ impl VectorIndex {
         let ef = params.ef.unwrap_or(DEFAULT_EF).max(k);
         let neighbors = match params.allowed {
             Some(allowed) => {
-                let accept = |slot: u32| allowed.contains(slot) && store.is_live(slot);
+                let accept = |slot: u32| allowed.contains(slot);
                 self.graph_and_tail(&prepared, k, ef, &accept)
             }
             None => {
-                let accept = |slot: u32| store.is_live(slot);
+                let accept = |_slot: u32| true;
                 self.graph_and_tail(&prepared, k, ef, &accept)
             }
         };
         Ok(self.to_hits(neighbors))
     }
 
-    /// Graph results merged with an exact scan of the not-yet-linked tail.
+    /// Graph results merged with an exact scan of the not-yet-linked tail; only live slots
+    /// passing `accept` are returned.
     fn graph_and_tail<F: Fn(u32) -> bool>(&self, query: &[f32], k: usize, ef: usize, accept: &F) -> Vec<Neighbor> {
         let shared = &*self.shared;
         let from_graph = shared.graph.search(&shared.store, query, k, ef, accept);
@@ -340,7 +341,7 @@ impl VectorIndex {
         let store = &shared.store;
         for slot in tail {
             // A slot being re-linked can be in both lists: the graph copy already counts.
-            if accept(slot) && !from_graph.iter().any(|neighbor| neighbor.slot == slot) {
+            if store.is_live(slot) && accept(slot) && !from_graph.iter().any(|neighbor| neighbor.slot == slot) {
                 top.push(Neighbor { distance: store.distance_to(query, slot), slot });
             }
         }

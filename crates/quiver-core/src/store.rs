@@ -67,15 +67,20 @@ impl VectorStore {
     /// Asks the CPU to start loading the first cache line of `slot`'s vector; the hardware
     /// prefetcher follows the rest. Issued for a node's unvisited neighbours before scoring
     /// them, so their loads overlap instead of stalling one after another.
+    /// Returns the vector and whether the slot is live, from one slot-table read.
     #[inline(always)]
-    pub fn prefetch(&self, slot: u32) -> Option<&[f32]> {
-        let vector = self.vector(slot)?;
+    pub fn prefetch(&self, slot: u32) -> Option<(&[f32], bool)> {
+        let entry = self.entry(slot);
+        if entry == 0 {
+            return None;
+        }
+        let vector = self.arena.row(((entry & ROW_MASK) - 1) as usize);
         #[cfg(target_arch = "x86_64")]
         // SAFETY: prefetch is a hint; the address is a valid row.
         unsafe {
             std::arch::x86_64::_mm_prefetch(vector.as_ptr() as *const i8, std::arch::x86_64::_MM_HINT_T0);
         }
-        Some(vector)
+        Some((vector, entry & DELETED == 0))
     }
 
     /// Distance in `space` from `query` to `slot`'s vector; infinite if it holds none.

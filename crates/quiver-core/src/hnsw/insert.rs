@@ -62,7 +62,7 @@ impl Graph {
 
         // Only live nodes other than the newcomer may become its neighbours: tombstones are
         // walked through but not linked to, so the graph gradually routes around them.
-        let accept = |candidate: u32| candidate != slot && store.is_live(candidate);
+        let accept = |candidate: u32| candidate != slot;
         let mut entries = vec![current];
         let mut links: Vec<u32> = Vec::with_capacity(self.params.m0 + 1);
         let mut old_links: Vec<u32> = Vec::new();

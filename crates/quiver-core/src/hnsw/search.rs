@@ -9,7 +9,6 @@ use crate::distance::Space;
 use crate::store::VectorStore;
 use crate::top_k::Neighbor;
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
 use std::sync::atomic::Ordering;
 
 impl Graph {
@@ -41,8 +40,8 @@ impl Graph {
         current
     }
 
-    /// Best-first search of one level from `entries`; returns up to `ef` accepted nodes,
-    /// nearest first.
+    /// Best-first search of one level from `entries`; returns up to `ef` live nodes that pass
+    /// `accept`, nearest first. Every node is walked through, accepted or not.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn search_level<F: Fn(u32) -> bool>(
         &self,
@@ -55,12 +54,14 @@ impl Graph {
         accept: &F,
         visited: &mut VisitedList,
     ) -> Vec<Neighbor> {
-        let mut candidates: BinaryHeap<Reverse<Neighbor>> = BinaryHeap::with_capacity(ef * 4);
-        let mut results: BinaryHeap<Neighbor> = BinaryHeap::with_capacity(ef + 1);
+        let mut candidates = std::mem::take(&mut visited.candidates);
+        let mut results = std::mem::take(&mut visited.results);
+        candidates.clear();
+        results.clear();
         for entry in entries {
             if visited.insert(entry.slot) {
                 candidates.push(Reverse(*entry));
-                if accept(entry.slot) {
+                if store.is_live(entry.slot) && accept(entry.slot) {
                     results.push(*entry);
                     if results.len() > ef {
                         results.pop();
@@ -70,7 +71,7 @@ impl Graph {
         }
         let mut worst = if results.len() >= ef { results.peek().map_or(f32::INFINITY, |n| n.distance) } else { f32::INFINITY };
         // A node's unvisited neighbours are gathered and prefetched first, then scored.
-        let mut fresh: Vec<(u32, &[f32])> = Vec::with_capacity(self.params.m0);
+        let mut fresh: Vec<(u32, &[f32], bool)> = Vec::with_capacity(self.params.m0);
         while let Some(Reverse(candidate)) = candidates.pop() {
             if candidate.distance > worst {
                 break;
@@ -81,17 +82,17 @@ impl Graph {
             for cell in &row[1..=count] {
                 let slot = cell.load(Ordering::Relaxed);
                 if visited.insert(slot) {
-                    if let Some(vector) = store.prefetch(slot) {
-                        fresh.push((slot, vector));
+                    if let Some((vector, live)) = store.prefetch(slot) {
+                        fresh.push((slot, vector, live));
                     }
                 }
             }
-            for &(slot, vector) in &fresh {
+            for &(slot, vector, live) in &fresh {
                 let distance = space.distance(query, vector);
                 if distance < worst {
                     let neighbor = Neighbor { distance, slot };
                     candidates.push(Reverse(neighbor));
-                    if accept(slot) {
+                    if live && accept(slot) {
                         results.push(neighbor);
                         if results.len() > ef {
                             results.pop();
@@ -103,10 +104,14 @@ impl Graph {
                 }
             }
         }
-        results.into_sorted_vec()
+        let mut found: Vec<Neighbor> = results.drain().collect();
+        found.sort_unstable();
+        visited.candidates = candidates;
+        visited.results = results;
+        found
     }
 
-    /// The `k` nearest accepted nodes, searching level 0 with max(ef, k).
+    /// The `k` nearest live nodes passing `accept`, searching level 0 with max(ef, k).
     pub fn search<F: Fn(u32) -> bool>(&self, store: &VectorStore, query: &[f32], k: usize, ef: usize, accept: &F) -> Vec<Neighbor> {
         let Some((entry, top)) = self.entry() else { return Vec::new() };
         let space = store.space();

@@ -2,16 +2,22 @@
 //! is one increment instead of clearing an index-sized array (cleared only on wrap-around,
 //! every 65,535 searches). Lists come from a bounded pool so concurrent searches never share one.
 
+use crate::top_k::Neighbor;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 use std::sync::Mutex;
 
 pub struct VisitedList {
     tags: Vec<u16>,
     generation: u16,
+    /// Heaps reused by the search that borrows this list, so a search allocates nothing.
+    pub(crate) candidates: BinaryHeap<Reverse<Neighbor>>,
+    pub(crate) results: BinaryHeap<Neighbor>,
 }
 
 impl VisitedList {
     fn new() -> VisitedList {
-        VisitedList { tags: Vec::new(), generation: 0 }
+        VisitedList { tags: Vec::new(), generation: 0, candidates: BinaryHeap::new(), results: BinaryHeap::new() }
     }
 
     fn begin(&mut self, capacity: usize) {
@@ -74,7 +80,12 @@ impl VisitedPool {
     }
 
     pub fn memory_bytes(&self) -> usize {
-        self.lists.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).iter().map(|list| list.tags.capacity() * 2).sum()
+        self.lists
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .iter()
+            .map(|list| list.tags.capacity() * 2 + (list.candidates.capacity() + list.results.capacity()) * std::mem::size_of::<Neighbor>())
+            .sum()
     }
 }
 
