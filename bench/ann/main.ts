@@ -16,7 +16,8 @@ v8.setFlagsFromString('--expose-gc');
 const collectGarbage = vm.runInNewContext('gc') as () => void;
 
 const quick = process.argv.includes('--quick');
-const sweep = quick ? [16, 32, 64, 128] : [10, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384];
+const sweep = quick ? [16, 32, 64, 128] : [10, 16, 24, 32, 48, 64, 96, 128, 192, 256];
+const passes = quick ? 2 : 3;
 const datasets: Dataset[] = quick
   ? [
       clusteredDataset('10k x 32 Euclid', 'Euclid', 10_000, 32, 200, 100, 11),
@@ -58,21 +59,33 @@ function bestAt(points: Point[], level: number): Point | undefined {
   return points.filter((point) => point.recall >= level).sort((a, b) => b.queriesPerSecond - a.queriesPerSecond)[0];
 }
 
-async function sweepSearch(contender: Contender, dataset: Dataset, truth: Int32Array): Promise<Point[]> {
-  const points: Point[] = [];
-  contender.setEf(sweep[0]!);
-  await contender.searchAll(dataset); // warm-up: page in the graph, JIT the loop
+/**
+ * Measures every contender at every ef. Passes are interleaved (each pass runs every contender
+ * once, in rotating order) and the best pass counts, so a burst of load on this shared machine
+ * hits all contenders alike instead of skewing whichever ran at that moment.
+ */
+async function sweepSearch(contenders: Contender[], dataset: Dataset, truth: Int32Array): Promise<Point[][]> {
+  const points: Point[][] = contenders.map(() => []);
+  for (const contender of contenders) {
+    contender.setEf(sweep[0]!);
+    await contender.searchAll(dataset); // warm-up: page in the graph, JIT the loop
+  }
   for (const ef of sweep) {
-    contender.setEf(ef);
-    let bestMs = Infinity;
-    let found: Int32Array = new Int32Array(0);
-    // Best of two passes: the machine is shared, the faster pass is the less disturbed one.
-    for (let pass = 0; pass < 2; pass += 1) {
-      const start = performance.now();
-      found = await contender.searchAll(dataset);
-      bestMs = Math.min(bestMs, performance.now() - start);
+    const bestMs = contenders.map(() => Infinity);
+    const recalls = contenders.map(() => 0);
+    contenders.forEach((contender) => contender.setEf(ef));
+    for (let pass = 0; pass < passes; pass += 1) {
+      for (let turn = 0; turn < contenders.length; turn += 1) {
+        const position = (turn + pass) % contenders.length;
+        const start = performance.now();
+        const found = await contenders[position]!.searchAll(dataset);
+        bestMs[position] = Math.min(bestMs[position]!, performance.now() - start);
+        recalls[position] = recallAt(found, truth, dataset.queryCount);
+      }
     }
-    points.push({ ef, recall: recallAt(found, truth, dataset.queryCount), queriesPerSecond: (dataset.queryCount / bestMs) * 1000 });
+    contenders.forEach((_, position) =>
+      points[position]!.push({ ef, recall: recalls[position]!, queriesPerSecond: (dataset.queryCount / bestMs[position]!) * 1000 }),
+    );
   }
   return points;
 }
@@ -89,52 +102,57 @@ async function runDataset(dataset: Dataset): Promise<{ rows: Row[]; lines: strin
   const truth = await groundTruth(dataset);
   const rows: Row[] = [];
 
-  // QuiverDB: the 2-thread build is timed and dropped; the 1-thread index is searched.
+  // Every index is built first (the 2-thread builds are timed and dropped; the 1-thread
+  // indexes are searched), then all are measured side by side.
   const quiverAsync = new QuiverContender('async');
   const quiverSync = new QuiverContender('sync');
   const quiverBatch = new QuiverContender('batch');
   const quiverRow: Row = { name: 'QuiverDB', points: [] };
   {
     const scratch = new QuiverContender('async');
+    console.error('  QuiverDB build (2 threads)...');
     quiverRow.build2Ms = await timed(() => scratch.build(dataset, 2));
     scratch.close();
     const before = residentBytes();
-    console.error(`  QuiverDB build (1 thread)...`);
+    console.error('  QuiverDB build (1 thread)...');
     quiverRow.build1Ms = await timed(() => quiverAsync.build(dataset, 1));
     quiverRow.rssBytes = residentBytes() - before;
     quiverRow.reportedBytes = quiverAsync.reportedBytes();
     quiverSync.adopt(quiverAsync);
     quiverBatch.adopt(quiverAsync);
   }
-  console.error('  QuiverDB search sweeps...');
-  const asyncRow: Row = { ...quiverRow, name: 'QuiverDB (async)', points: await sweepSearch(quiverAsync, dataset, truth) };
-  const syncRow: Row = { ...quiverRow, name: 'QuiverDB (sync)', points: await sweepSearch(quiverSync, dataset, truth) };
-  const batchRow: Row = { ...quiverRow, name: 'QuiverDB (batch)', points: await sweepSearch(quiverBatch, dataset, truth) };
-  quiverAsync.close();
-  rows.push(asyncRow, syncRow, batchRow);
-  const peers = (): Row[] => rows.slice(3);
-
+  const hnsw = new HnswlibContender();
+  const hnswRow: Row = { name: hnsw.name, points: [] };
   {
-    console.error('  hnswlib-node build + sweep...');
-    const hnsw = new HnswlibContender();
+    console.error('  hnswlib-node build (1 thread)...');
     const before = residentBytes();
-    const build1Ms = await timed(() => hnsw.build(dataset, 1));
-    const rssBytes = residentBytes() - before;
-    rows.push({ name: hnsw.name, build1Ms, rssBytes, points: await sweepSearch(hnsw, dataset, truth) });
-    hnsw.close();
+    hnswRow.build1Ms = await timed(() => hnsw.build(dataset, 1));
+    hnswRow.rssBytes = residentBytes() - before;
   }
+  const usearchIndex = new UsearchContender();
+  const usearchRow: Row = { name: usearchIndex.name, points: [] };
   {
-    console.error('  usearch builds + sweep...');
+    console.error('  usearch builds (2 threads, 1 thread)...');
     const scratch = new UsearchContender();
-    const build2Ms = await timed(() => scratch.build(dataset, 2));
+    usearchRow.build2Ms = await timed(() => scratch.build(dataset, 2));
     scratch.close();
-    const search = new UsearchContender();
     const before = residentBytes();
-    const build1Ms = await timed(() => search.build(dataset, 1));
-    const rssBytes = residentBytes() - before;
-    rows.push({ name: search.name, build1Ms, build2Ms, rssBytes, points: await sweepSearch(search, dataset, truth) });
-    search.close();
+    usearchRow.build1Ms = await timed(() => usearchIndex.build(dataset, 1));
+    usearchRow.rssBytes = residentBytes() - before;
   }
+  console.error('  search sweeps...');
+  const contenders: Contender[] = [quiverAsync, quiverSync, quiverBatch, hnsw, usearchIndex];
+  const measured = await sweepSearch(contenders, dataset, truth);
+  const asyncRow: Row = { ...quiverRow, name: 'QuiverDB (async)', points: measured[0]! };
+  const syncRow: Row = { ...quiverRow, name: 'QuiverDB (sync)', points: measured[1]! };
+  const batchRow: Row = { ...quiverRow, name: 'QuiverDB (batch)', points: measured[2]! };
+  hnswRow.points = measured[3]!;
+  usearchRow.points = measured[4]!;
+  quiverAsync.close();
+  hnsw.close();
+  usearchIndex.close();
+  rows.push(asyncRow, syncRow, batchRow, hnswRow, usearchRow);
+  const peers = (): Row[] => rows.slice(3);
 
   const lines: string[] = [];
   lines.push(`### ${dataset.name} (${dataset.queryCount} queries, k=${K}, M=${M}, ef_construct=${EF_CONSTRUCT})`, '');
