@@ -102,8 +102,11 @@ async function main(): Promise<void> {
   let server: ChildServer | undefined;
   try {
     console.log(`bench:start${quick ? ' (quick)' : ''}: ${smallCount} x 128 and ${wideCount} x 768, batches of ${batchSize}, ${requestsInFlight} requests in flight, fsync on`);
+    // Baseline: node + tsx + an empty data directory, so the figures below can be read net of it.
+    const emptyStarted = performance.now();
     server = await startChildServer(directory, { QUIVER__LOG__LEVEL: 'info' });
     await waitUntilReady(server.url);
+    console.log(`start -> ready, empty data directory (process + tsx baseline): ${Math.round(performance.now() - emptyStarted)} ms`);
 
     const smallRate = await load(server.url, 'small', smallCount, 128, 1);
     console.log(`upsert 128-d: ${Math.round(smallRate)} points/s`);
