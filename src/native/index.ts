@@ -2,6 +2,7 @@
 // native surface stays small, typed and replaceable in tests.
 import { createRequire } from 'node:module';
 import type { Distance, LoadedVectorIndex, VectorIndex, VectorIndexOptions } from './vector-index.js';
+import { type CompletionChannelHandle, Completions, type Deliver } from './completions.js';
 import { invalidArgument, type NativeVectorIndexHandle, WrappedVectorIndex } from './wrapped-vector-index.js';
 
 /** The addon's index class (crates/quiver-node/src/index.rs). */
@@ -13,8 +14,9 @@ export interface NativeVectorIndexClass {
     efConstruct: number,
     fullScanThreshold: number,
     indexingThreads: number,
+    completions: CompletionChannelHandle,
   ): NativeVectorIndexHandle & { readonly dimension: number; readonly distance: string };
-  load(path: string): Promise<NativeVectorIndexHandle & { readonly dimension: number; readonly distance: string }>;
+  load(path: string, completions: CompletionChannelHandle): Promise<NativeVectorIndexHandle & { readonly dimension: number; readonly distance: string }>;
 }
 
 /** What the addon exports; keep in step with crates/quiver-node/src/lib.rs. */
@@ -24,6 +26,7 @@ export interface NativeBinding {
   /** The SIMD instruction set the kernel chose at run time, e.g. "avx2+fma". */
   instructionSet(): string;
   NativeVectorIndex: NativeVectorIndexClass;
+  CompletionChannel: new (deliver: Deliver) => CompletionChannelHandle;
 }
 
 // Same relative path from src/native (tests) and dist/native (built server).
@@ -41,6 +44,9 @@ export function nativeErrorCode(error: unknown): string | undefined {
 }
 
 const MAX_U32 = 0xffff_ffff;
+
+/** One completion channel per loaded copy of this module (one per JS environment). */
+const completions = new Completions((deliver) => new native.CompletionChannel(deliver));
 
 function checkOption(name: keyof VectorIndexOptions, value: number, minimum: number): void {
   if (!Number.isInteger(value) || value < minimum || value > MAX_U32) {
@@ -62,8 +68,9 @@ export function createVectorIndex(options: VectorIndexOptions): VectorIndex {
     options.efConstruct,
     options.fullScanThreshold,
     options.indexingThreads,
+    completions.channel,
   );
-  return new WrappedVectorIndex(handle, options.dimension, options.distance);
+  return new WrappedVectorIndex(handle, completions, options.dimension, options.distance);
 }
 
 /**
@@ -72,7 +79,7 @@ export function createVectorIndex(options: VectorIndexOptions): VectorIndex {
  * such a file is never partly loaded.
  */
 export async function loadVectorIndex(path: string): Promise<LoadedVectorIndex> {
-  const handle = await native.NativeVectorIndex.load(path);
-  const index = new WrappedVectorIndex(handle, handle.dimension, handle.distance as Distance);
+  const handle = await native.NativeVectorIndex.load(path, completions.channel);
+  const index = new WrappedVectorIndex(handle, completions, handle.dimension, handle.distance as Distance);
   return { index, lastOperationId: handle.loadedOperationId };
 }

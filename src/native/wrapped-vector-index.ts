@@ -1,6 +1,7 @@
 // The typed `VectorIndex` over the addon's `NativeVectorIndex` class. It adds only what the
 // typed contract needs (argument checks that a u32 conversion would silently wrap, splitting
 // batch results into per-query views); all work stays in Rust.
+import type { Completions } from './completions.js';
 import type { Distance, SearchOptions, SearchResult, VectorIndex, VectorIndexStats } from './vector-index.js';
 
 /** The addon's class as the wrapper uses it; see native/index.d.cts. */
@@ -8,11 +9,11 @@ export interface NativeVectorIndexHandle {
   readonly loadedOperationId: number;
   upsert(slots: Uint32Array, vectors: Float32Array): Promise<void>;
   delete(slots: Uint32Array): Promise<void>;
-  /** Resolves to slots (u32 × n) then scores (f32 × n) in one buffer. */
-  search(query: Float32Array, k: number, ef?: number | null, exact?: boolean | null, allowed?: Uint8Array | null): Promise<ArrayBuffer>;
+  /** Starts a search; the completion channel delivers slots (u32 × n) then scores (f32 × n). */
+  search(ticket: number, query: Float32Array, k: number, ef?: number | null, exact?: boolean | null, allowed?: Uint8Array | null): void;
   searchSync(query: Float32Array, k: number, ef?: number | null, exact?: boolean | null, allowed?: Uint8Array | null): ArrayBuffer;
-  /** Resolves to counts (u32 × queries), slots (u32 × total), scores (f32 × total). */
-  searchBatch(queries: Float32Array, k: number, ef?: number | null, exact?: boolean | null, allowed?: Uint8Array | null): Promise<ArrayBuffer>;
+  /** Starts a batch; delivers counts (u32 × queries), slots (u32 × total), scores (f32 × total). */
+  searchBatch(ticket: number, queries: Float32Array, k: number, ef?: number | null, exact?: boolean | null, allowed?: Uint8Array | null): void;
   vectors(slots: Uint32Array): Float32Array;
   has(slot: number): boolean;
   stats(): VectorIndexStats;
@@ -62,6 +63,7 @@ function decodeBatch(buffer: ArrayBuffer, queryCount: number): SearchResult[] {
 export class WrappedVectorIndex implements VectorIndex {
   constructor(
     private readonly handle: NativeVectorIndexHandle,
+    private readonly completions: Completions,
     readonly dimension: number,
     readonly distance: Distance,
   ) {}
@@ -77,7 +79,10 @@ export class WrappedVectorIndex implements VectorIndex {
 
   async search(query: Float32Array, k: number, options?: SearchOptions): Promise<SearchResult> {
     checkSearchOptions(k, options);
-    return decodeSingle(await this.handle.search(query, k, options?.ef ?? null, options?.exact ?? null, options?.allowed ?? null));
+    const buffer = await this.completions.submit((ticket) =>
+      this.handle.search(ticket, query, k, options?.ef ?? null, options?.exact ?? null, options?.allowed ?? null),
+    );
+    return decodeSingle(buffer);
   }
 
   /**
@@ -92,7 +97,9 @@ export class WrappedVectorIndex implements VectorIndex {
 
   async searchBatch(queries: Float32Array, k: number, options?: SearchOptions): Promise<SearchResult[]> {
     checkSearchOptions(k, options);
-    const buffer = await this.handle.searchBatch(queries, k, options?.ef ?? null, options?.exact ?? null, options?.allowed ?? null);
+    const buffer = await this.completions.submit((ticket) =>
+      this.handle.searchBatch(ticket, queries, k, options?.ef ?? null, options?.exact ?? null, options?.allowed ?? null),
+    );
     // The kernel refuses a batch whose length is not a whole number of queries.
     return decodeBatch(buffer, queries.length / this.dimension);
   }

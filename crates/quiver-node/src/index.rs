@@ -3,6 +3,7 @@
 //! and return a promise (upsert, delete, search, save, load). src/native/index.ts wraps it in the typed
 //! `VectorIndex` contract.
 
+use crate::completions::{Channel, CompletionChannel};
 use crate::errors::{closed, guarded, invalid, to_napi};
 use crate::result_bytes::ResultBytes;
 use crate::tasks::{self, run_async, run_waiting, Queries, SearchRequest};
@@ -46,11 +47,12 @@ pub struct NativeVectorIndex {
     handle: Mutex<Option<Arc<VectorIndex>>>,
     memory: MemoryReport,
     loaded_operation_id: u64,
+    channel: Arc<Channel>,
 }
 
 impl NativeVectorIndex {
-    pub fn wrap(index: Arc<VectorIndex>, loaded_operation_id: u64) -> NativeVectorIndex {
-        NativeVectorIndex { handle: Mutex::new(Some(index)), memory: MemoryReport::default(), loaded_operation_id }
+    pub fn wrap(index: Arc<VectorIndex>, loaded_operation_id: u64, channel: Arc<Channel>) -> NativeVectorIndex {
+        NativeVectorIndex { handle: Mutex::new(Some(index)), memory: MemoryReport::default(), loaded_operation_id, channel }
     }
 
     fn index(&self) -> Result<Arc<VectorIndex>> {
@@ -87,6 +89,7 @@ fn ensure_integer(name: &str, value: f64) -> Result<u64> {
 #[napi]
 impl NativeVectorIndex {
     #[napi(factory, catch_unwind)]
+    #[allow(clippy::too_many_arguments)]
     pub fn create(
         env: Env,
         dimension: u32,
@@ -95,6 +98,7 @@ impl NativeVectorIndex {
         ef_construct: u32,
         full_scan_threshold: u32,
         indexing_threads: u32,
+        completions: &CompletionChannel,
     ) -> Result<NativeVectorIndex> {
         let params = IndexParams {
             dimension: dimension as usize,
@@ -105,20 +109,21 @@ impl NativeVectorIndex {
             indexing_threads: indexing_threads as usize,
         };
         let index = VectorIndex::new(params).map_err(to_napi)?;
-        let native = NativeVectorIndex::wrap(Arc::new(index), 0);
+        let native = NativeVectorIndex::wrap(Arc::new(index), 0, completions.channel());
         native.report_memory(&env);
         Ok(native)
     }
 
     /// Loads a checkpoint on a kernel thread.
     #[napi(catch_unwind, ts_return_type = "Promise<NativeVectorIndex>")]
-    pub fn load<'env>(env: &'env Env, path: String) -> Result<Object<'env>> {
+    pub fn load<'env>(env: &'env Env, path: String, completions: &CompletionChannel) -> Result<Object<'env>> {
         let path = PathBuf::from(path);
+        let channel = completions.channel();
         run_async(
             env,
             move || VectorIndex::load(&path).map_err(to_napi),
-            |env, (index, last_operation_id)| {
-                let native = NativeVectorIndex::wrap(Arc::new(index), last_operation_id);
+            move |env, (index, last_operation_id)| {
+                let native = NativeVectorIndex::wrap(Arc::new(index), last_operation_id, channel);
                 native.report_memory(&env);
                 Ok(native)
             },
@@ -151,17 +156,20 @@ impl NativeVectorIndex {
         tasks::delete(env, self.index()?, slots)
     }
 
-    /// Resolves to an ArrayBuffer: slots (u32 × n) then scores (f32 × n).
-    #[napi(catch_unwind, ts_return_type = "Promise<ArrayBuffer>")]
-    pub fn search<'env>(
+    /// Starts a search; its result arrives on the completion channel under `ticket` as an
+    /// ArrayBuffer: slots (u32 × n) then scores (f32 × n).
+    #[napi(catch_unwind)]
+    #[allow(clippy::too_many_arguments)]
+    pub fn search(
         &self,
-        env: &'env Env,
+        env: Env,
+        ticket: f64,
         query: Float32ArraySlice<'_>,
         k: u32,
         ef: Option<u32>,
         exact: Option<bool>,
         allowed: Option<Uint8Array>,
-    ) -> Result<Object<'env>> {
+    ) -> Result<()> {
         let request = SearchRequest {
             index: self.index()?,
             queries: Queries::Copied(query.to_vec()),
@@ -170,20 +178,24 @@ impl NativeVectorIndex {
             exact: exact.unwrap_or(false),
             allowed,
         };
-        tasks::search(env, request)
+        tasks::search(&env, Arc::clone(&self.channel), ticket, request);
+        Ok(())
     }
 
-    /// Resolves to an ArrayBuffer: counts (u32 × queries), slots (u32 × total), scores (f32 × total).
-    #[napi(catch_unwind, ts_return_type = "Promise<ArrayBuffer>")]
-    pub fn search_batch<'env>(
+    /// Starts a batch search; its result arrives on the completion channel under `ticket` as an
+    /// ArrayBuffer: counts (u32 × queries), slots (u32 × total), scores (f32 × total).
+    #[napi(catch_unwind)]
+    #[allow(clippy::too_many_arguments)]
+    pub fn search_batch(
         &self,
-        env: &'env Env,
+        env: Env,
+        ticket: f64,
         queries: Float32Array,
         k: u32,
         ef: Option<u32>,
         exact: Option<bool>,
         allowed: Option<Uint8Array>,
-    ) -> Result<Object<'env>> {
+    ) -> Result<()> {
         let request = SearchRequest {
             index: self.index()?,
             queries: Queries::Held(queries),
@@ -192,7 +204,8 @@ impl NativeVectorIndex {
             exact: exact.unwrap_or(false),
             allowed,
         };
-        tasks::search_batch(env, request)
+        tasks::search_batch(&env, Arc::clone(&self.channel), ticket, request);
+        Ok(())
     }
 
     /// Searches on the calling (JS) thread and returns at once. Not for the server, whose

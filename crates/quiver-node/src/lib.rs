@@ -2,6 +2,7 @@
 //! `quiver-core`; this crate converts types, moves heavy work off the JS thread and maps
 //! errors to stable codes.
 
+mod completions;
 mod errors;
 mod index;
 mod pool;

@@ -4,6 +4,7 @@
 //! the caller must not mutate them meanwhile (the engine never does).
 
 use crate::errors::{guarded, to_napi};
+use crate::completions::{Channel, Completion};
 use crate::index::MemoryReport;
 use crate::result_bytes::ResultBytes;
 use crate::pool::pool;
@@ -117,24 +118,19 @@ pub fn search_now(request: &SearchRequest) -> Result<ResultBytes> {
     Ok(ResultBytes::single(&request.run(&request.queries)?))
 }
 
-pub fn search<'env>(env: &'env Env, request: SearchRequest) -> Result<Object<'env>> {
-    run_async(
-        env,
-        move || {
-            let hits = request.run(&request.queries)?;
-            Ok((ResultBytes::single(&hits), request))
-        },
-        |_env, (bytes, request)| {
-            drop(request);
-            Ok(bytes)
-        },
-    )
+/// Runs the search on a kernel thread and posts the result to the completion channel under
+/// `ticket` (the TS side holds the promise).
+pub fn search(env: &Env, channel: Arc<Channel>, ticket: f64, request: SearchRequest) {
+    pool(env).submit(Box::new(move || {
+        let outcome = guarded(|| request.run(&request.queries)).map(|hits| ResultBytes::single(&hits)).map_err(|error| error.reason.clone());
+        drop(request);
+        channel.send(Completion { ticket, outcome });
+    }));
 }
 
-pub fn search_batch<'env>(env: &'env Env, request: SearchRequest) -> Result<Object<'env>> {
-    run_async(
-        env,
-        move || {
+pub fn search_batch(env: &Env, channel: Arc<Channel>, ticket: f64, request: SearchRequest) {
+    pool(env).submit(Box::new(move || {
+        let outcome = guarded(|| {
             let dimension = request.index.dimension();
             if !request.queries.len().is_multiple_of(dimension) {
                 return Err(to_napi(quiver_core::KernelError::dimension(dimension, request.queries.len() % dimension)));
@@ -143,11 +139,10 @@ pub fn search_batch<'env>(env: &'env Env, request: SearchRequest) -> Result<Obje
             for query in request.queries.chunks_exact(dimension) {
                 results.push(request.run(query)?);
             }
-            Ok((ResultBytes::batch(&results), request))
-        },
-        |_env, (bytes, request)| {
-            drop(request);
-            Ok(bytes)
-        },
-    )
+            Ok(ResultBytes::batch(&results))
+        })
+        .map_err(|error| error.reason.clone());
+        drop(request);
+        channel.send(Completion { ticket, outcome });
+    }));
 }

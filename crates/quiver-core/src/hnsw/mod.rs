@@ -229,6 +229,9 @@ impl Graph {
         self.level0.ensure(index);
         self.upper.ensure(index);
         self.slot_bound.fetch_max(slot + 1, Ordering::AcqRel);
+        // Under the node's lock, so two builders handed the same slot (a re-upsert while its
+        // first link is still running) cannot both create it.
+        let _guard = self.lock(slot);
         if let Some(existing) = self.level(slot) {
             return (existing, true);
         }
