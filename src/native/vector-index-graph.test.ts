@@ -127,6 +127,18 @@ describe('vector index graph', () => {
     index.close();
   }, 120_000);
 
+  it('search — many searches in flight each settle with their own answer', async () => {
+    const { index, data } = await builtIndex(2000, 16);
+    // Exact searches: each query's own point is its certain answer, so any mix-up between
+    // tickets shows (an approximate search could legitimately miss).
+    const rows = Array.from({ length: 500 }, (_, position) => (position * 37) % 2000);
+    const results = await Promise.all(rows.map((row) => index.search(data.subarray(row * 16, (row + 1) * 16), 1, { exact: true })));
+    results.forEach((result, position) => expect(result.slots[0]).toBe(rows[position]));
+    const batches = await Promise.all([0, 1, 2].map((start) => index.searchBatch(data.subarray(start * 16, (start + 2) * 16), 1, { exact: true })));
+    batches.forEach((batch, start) => expect(batch.map((result) => result.slots[0])).toEqual([start, start + 1]));
+    index.close();
+  });
+
   it('stats — memory reported covers the stored vectors', async () => {
     const { index } = await builtIndex(2000, 32);
     await index.waitIndexed();
