@@ -18,7 +18,7 @@ use crate::pending::Pending;
 use crate::top_k::{Neighbor, TopK};
 use std::io::Write;
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 
 pub const MAX_DIMENSION: usize = 65_536;
@@ -96,8 +96,12 @@ struct Shared {
     indexing: RwLock<()>,
     /// Tombstoned slots that are still graph nodes.
     graph_tombstones: AtomicUsize,
-    workers_started: AtomicBool,
 }
+
+/// A builder thread with nothing to link exits after this long (short in tests, so the
+/// exit-and-restart path is exercised without slow tests).
+const BUILDER_IDLE: std::time::Duration =
+    if cfg!(test) { std::time::Duration::from_millis(20) } else { std::time::Duration::from_secs(5) };
 
 pub struct VectorIndex {
     shared: Arc<Shared>,
@@ -133,7 +137,7 @@ impl Shared {
     }
 
     fn run_worker(&self) {
-        while let Some(slot) = self.pending.take() {
+        while let Some(slot) = self.pending.take(BUILDER_IDLE) {
             let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.link(slot)));
             if result.is_err() {
                 // A kernel bug, not bad input: retrying would panic again, so the slot stays
@@ -164,7 +168,6 @@ impl VectorIndex {
                 write_gate: Mutex::new(()),
                 indexing: RwLock::new(()),
                 graph_tombstones: AtomicUsize::new(0),
-                workers_started: AtomicBool::new(false),
                 params,
             }),
         })
@@ -189,20 +192,20 @@ impl VectorIndex {
         }
     }
 
-    /// Starts the graph builders on first need (an index that is only ever read or is
-    /// closed at once costs no threads).
-    fn ensure_workers(&self) {
-        if self.shared.workers_started.swap(true, Ordering::AcqRel) {
-            return;
-        }
-        for number in 0..self.worker_count() {
+    /// Queues slots for the graph builders, starting builder threads as needed (they exit
+    /// when idle, so an index nobody writes to holds no threads). If no thread can be started
+    /// at all, the caller links inline rather than never.
+    fn queue_for_linking(&self, slots: impl IntoIterator<Item = u32>) {
+        let missing = self.shared.pending.push(slots, self.worker_count());
+        for number in 0..missing {
             let shared = Arc::clone(&self.shared);
             let spawned = std::thread::Builder::new().name(format!("quiver-index-{number}")).spawn(move || shared.run_worker());
-            if spawned.is_err() && number == 0 {
-                // No thread at all: link inline from now on rather than never.
-                self.shared.workers_started.store(false, Ordering::Release);
-                return;
+            if spawned.is_err() {
+                self.shared.pending.worker_failed();
             }
+        }
+        if self.shared.pending.workers() == 0 {
+            self.drain_inline();
         }
     }
 
@@ -244,11 +247,7 @@ impl VectorIndex {
                     let _ = self.shared.graph_tombstones.fetch_update(Ordering::AcqRel, Ordering::Acquire, |count| Some(count.saturating_sub(1)));
                 }
             }
-            self.shared.pending.push(slots.iter().copied());
-        }
-        self.ensure_workers();
-        if !self.shared.workers_started.load(Ordering::Acquire) {
-            self.drain_inline();
+            self.queue_for_linking(slots.iter().copied());
         }
         Ok(())
     }
@@ -376,16 +375,20 @@ impl VectorIndex {
 
     /// Blocks until every upserted vector is linked into the graph.
     pub fn wait_indexed(&self) {
-        if self.shared.workers_started.load(Ordering::Acquire) {
-            self.shared.pending.wait_idle();
-        } else {
+        if self.shared.pending.workers() == 0 {
             self.drain_inline();
         }
+        self.shared.pending.wait_idle();
     }
 
     /// Cleans tombstones out of the graph now, whatever their share (normally automatic).
     pub fn compact(&self) {
         self.shared.cleanup();
+    }
+
+    /// Graph builder threads currently alive.
+    pub fn builder_threads(&self) -> usize {
+        self.shared.pending.workers()
     }
 
     pub fn check_integrity(&self) -> IntegrityReport {
@@ -513,8 +516,7 @@ impl VectorIndex {
         // Anything live the graph does not hold (or that was mid-link) goes back to the tail.
         unlinked.extend((0..bound).filter(|slot| shared.store.is_live(*slot) && !shared.graph.contains(*slot)));
         if !unlinked.is_empty() {
-            shared.pending.push(unlinked);
-            index.ensure_workers();
+            index.queue_for_linking(unlinked);
         }
         Ok((index, last_operation_id))
     }

@@ -5,6 +5,7 @@
 
 use std::collections::{HashSet, VecDeque};
 use std::sync::{Condvar, Mutex, MutexGuard};
+use std::time::Duration;
 
 #[derive(Default)]
 struct PendingState {
@@ -14,6 +15,8 @@ struct PendingState {
     /// Slots whose linking panicked (a kernel bug): never retried, but still scanned by
     /// every search so the point is not lost.
     stranded: Vec<u32>,
+    /// Builder threads alive (or promised by `push`'s return value and being started).
+    workers: usize,
     shutdown: bool,
 }
 
@@ -29,8 +32,10 @@ impl Pending {
         self.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    /// Queues slots for linking; a slot already waiting is not queued twice.
-    pub fn push(&self, slots: impl IntoIterator<Item = u32>) {
+    /// Queues slots for linking; a slot already waiting is not queued twice. Returns how many
+    /// builder threads the caller must start to have `wanted` alive (counted as alive from
+    /// here on, so concurrent pushes never start too many or too few).
+    pub fn push(&self, slots: impl IntoIterator<Item = u32>, wanted: usize) -> usize {
         let mut state = self.lock();
         let mut added = false;
         for slot in slots {
@@ -39,17 +44,33 @@ impl Pending {
                 added = true;
             }
         }
+        let missing = if added && !state.shutdown { wanted.saturating_sub(state.workers) } else { 0 };
+        state.workers += missing;
         drop(state);
         if added {
             self.work.notify_all();
         }
+        missing
     }
 
-    /// The next slot to link, waiting for one; None once shut down.
-    pub fn take(&self) -> Option<u32> {
+    /// A builder thread promised by `push` could not start.
+    pub fn worker_failed(&self) {
+        let mut state = self.lock();
+        state.workers = state.workers.saturating_sub(1);
+    }
+
+    pub fn workers(&self) -> usize {
+        self.lock().workers
+    }
+
+    /// The next slot to link, waiting up to `idle` for one. None tells the builder thread to
+    /// exit (shut down, or idle that long: an index nobody writes to holds no threads); the
+    /// decision is made under the lock, so a concurrent `push` starts a replacement.
+    pub fn take(&self, idle: Duration) -> Option<u32> {
         let mut state = self.lock();
         loop {
             if state.shutdown {
+                state.workers = state.workers.saturating_sub(1);
                 return None;
             }
             if let Some(slot) = state.waiting.pop_front() {
@@ -57,7 +78,12 @@ impl Pending {
                 state.working.push(slot);
                 return Some(slot);
             }
-            state = self.work.wait(state).unwrap_or_else(|poisoned| poisoned.into_inner());
+            let (next, timeout) = self.work.wait_timeout(state, idle).unwrap_or_else(|poisoned| poisoned.into_inner());
+            state = next;
+            if timeout.timed_out() && state.waiting.is_empty() {
+                state.workers = state.workers.saturating_sub(1);
+                return None;
+            }
         }
     }
 
