@@ -39,3 +39,25 @@ describe('json codec', () => {
     expect(serializeJson(value)).toBe(JSON.stringify(value));
   });
 });
+
+describe('json codec fast path', () => {
+  it('parses long float literals exactly like JSON.parse (they never need the slow path)', () => {
+    const text = '{"vector":[0.8444218515250481,-0.7579544029403025,1.2345678901234567e-5,12345678901234567.5]}';
+    expect(parseJson(text)).toEqual(JSON.parse(text));
+  });
+
+  it('still finds an unsafe integer next to floats, negative or in an array', () => {
+    const value = parseJson('{"points":[{"id":9007199254740993,"vector":[0.1234567890123456789]}],"n":-9007199254740993}') as {
+      points: Array<{ id: unknown }>;
+      n: unknown;
+    };
+    expect(value.points[0]!.id).toBe(9007199254740993n);
+    expect(value.n).toBe(-9007199254740993n);
+  });
+});
+
+describe('json codec unsafe-number detection', () => {
+  it('a float beyond 2^53 such as 1e20 stays a number after the lossless re-parse', () => {
+    expect(parseJson('{"big":1e20,"id":18446744073709551615}')).toEqual({ big: 1e20, id: 18446744073709551615n });
+  });
+});

@@ -1,14 +1,35 @@
 // Lossless JSON parsing: integers above 2^53 (point ids such as 424242424242424242) must survive
-// exactly, which plain JSON.parse cannot do. Bodies without a long digit run, nearly all of
-// them, stay on the fast native parser.
+// exactly, which plain JSON.parse cannot do. Every body is parsed by the fast native parser
+// first; only a body holding a number beyond the safe-integer range — the only kind an unsafe
+// integer literal can turn into — is parsed again by the lossless parser.
 import { isInteger, isSafeNumber, parse as parseLossless } from 'lossless-json';
 import { errors } from '../errors.js';
 
-// 2^53 has 16 digits, so a shorter run of digits is always a safe integer.
-const possiblyUnsafeInteger = /\d{16,}/;
-
 function parseNumberLiteral(literal: string): number | bigint {
   return isInteger(literal) && !isSafeNumber(literal) ? BigInt(literal) : Number(literal);
+}
+
+/**
+ * Whether a parsed value holds a number outside ±(2^53 - 1). Walking the parsed values is far
+ * cheaper than scanning the text: a vector body has one value per ~19 characters.
+ */
+export function holdsUnsafeNumber(value: unknown): boolean {
+  if (typeof value === 'number') return value > Number.MAX_SAFE_INTEGER || value < -Number.MAX_SAFE_INTEGER;
+  if (typeof value !== 'object' || value === null) return false;
+  if (Array.isArray(value)) {
+    for (const item of value) {
+      if (typeof item === 'number') {
+        if (item > Number.MAX_SAFE_INTEGER || item < -Number.MAX_SAFE_INTEGER) return true;
+      } else if (typeof item === 'object' && item !== null && holdsUnsafeNumber(item)) {
+        return true;
+      }
+    }
+    return false;
+  }
+  for (const key in value) {
+    if (holdsUnsafeNumber((value as Record<string, unknown>)[key])) return true;
+  }
+  return false;
 }
 
 /**
@@ -19,7 +40,8 @@ function parseNumberLiteral(literal: string): number | bigint {
 export function parseJson(text: string): unknown {
   if (text.includes('"__proto__"')) throw errors.malformedJson('the key "__proto__" is not allowed');
   try {
-    return possiblyUnsafeInteger.test(text) ? parseLossless(text, null, parseNumberLiteral) : JSON.parse(text);
+    const value: unknown = JSON.parse(text);
+    return holdsUnsafeNumber(value) ? parseLossless(text, null, parseNumberLiteral) : value;
   } catch (error) {
     throw errors.malformedJson((error as Error).message);
   }
