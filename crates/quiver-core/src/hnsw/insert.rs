@@ -73,11 +73,30 @@ impl Graph {
             let chosen = self.select_neighbors(store, &found, self.params.m);
             {
                 let guard = self.lock(slot);
-                if relinking {
-                    self.read_links(slot, link_level, &mut old_links);
-                }
                 links.clear();
                 links.extend(chosen.iter().map(|neighbor| neighbor.slot));
+                if relinking {
+                    // Replaced on purpose; the dropped ones are reattached below.
+                    self.read_links(slot, link_level, &mut old_links);
+                } else {
+                    // A concurrent insert may already have linked itself from this node (it
+                    // found the node through an upper level): keep those links, or that
+                    // inserter could lose its only way in.
+                    self.read_links(slot, link_level, &mut old_links);
+                    for existing in old_links.drain(..) {
+                        if !links.contains(&existing) {
+                            links.push(existing);
+                        }
+                    }
+                    let capacity = self.params.capacity(link_level);
+                    if links.len() > capacity {
+                        let mut scored: Vec<Neighbor> =
+                            links.iter().map(|link| Neighbor { distance: store.distance_in(space, vector, *link), slot: *link }).collect();
+                        scored.sort_unstable();
+                        links.clear();
+                        links.extend(self.select_neighbors(store, &scored, capacity).iter().map(|neighbor| neighbor.slot));
+                    }
+                }
                 self.write_links(&guard, slot, link_level, &links);
             }
             for neighbor in &chosen {
