@@ -13,7 +13,7 @@ import {
 import { CollectionParamsSchema, ReadQuerySchema, WriteQuerySchema, type CollectionParams } from '../points/request-schemas.js';
 import { success } from './envelope.js';
 import { routeSettings } from './route-config.js';
-import { describeJsonPointer, validationError } from './validation.js';
+import { describeJsonPointer, describeProblem, validationError } from './validation.js';
 import { errors } from '../errors.js';
 
 /** Checks a body after removing its "default" nulls, so the error names the exact field. */
@@ -40,7 +40,8 @@ function checkVectorsField(body: Record<string, unknown>, field: 'vectors' | 've
     const first = vectorParamsCheck.Errors(params).First();
     if (!first) continue;
     const path = describeJsonPointer(first.path);
-    throw errors.invalidInput(`Validation error in body ${where}${path ? `.${path}` : ''}: ${first.message.charAt(0).toLowerCase()}${first.message.slice(1)} (got ${JSON.stringify(first.value)})`);
+    // describeProblem prints bigints (sizes above 2^53 arrive as bigint): JSON.stringify throws on them.
+    throw errors.invalidInput(`Validation error in body ${where}${path ? `.${path}` : ''}: ${describeProblem(first)}`);
   }
 }
 

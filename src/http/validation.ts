@@ -18,7 +18,8 @@ export function describeJsonPointer(pointer: string): string {
   return described;
 }
 
-function describeProblem(error: ValueError): string {
+/** `expected integer (got "4")`: the problem TypeBox found, and the value (bigint-safe, cut short). */
+export function describeProblem(error: ValueError): string {
   if (error.type === ValueErrorType.ObjectRequiredProperty) return 'missing required field';
   const received = typeof error.value === 'bigint' ? error.value.toString() : JSON.stringify(error.value);
   return `${error.message.charAt(0).toLowerCase()}${error.message.slice(1)}${received === undefined ? '' : ` (got ${received.length > 80 ? `${received.slice(0, 77)}...` : received})`}`;
