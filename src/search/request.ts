@@ -2,6 +2,7 @@
 // express: limits from config, `limit`/`top`, defaults, and the refusals of API.md §5 at every
 // level of nesting. Every failure is a 400 that names the field or the level.
 import { errors } from '../errors.js';
+import { parsePointId } from '../points/ids.js';
 import {
   defaultQueryLimit,
   defaultRrfK,
@@ -58,15 +59,20 @@ function tuningOf(params: SearchParams | null | undefined): SearchTuning {
   return tuning;
 }
 
-function vectorSource(input: VectorInput): VectorSource {
+/** A vector or a point id; the id is checked here, where its field is known for the 400. */
+function vectorSource(field: string, input: VectorInput): VectorSource {
   if (Array.isArray(input)) return { kind: 'vector', values: input };
-  return { kind: 'point', id: input };
+  try {
+    return { kind: 'point', id: parsePointId(input) };
+  } catch (error) {
+    throw errors.invalidField(field, (error as Error).message);
+  }
 }
 
 function examples(field: string, inputs: VectorInput[] | null | undefined, limits: RequestLimits): VectorSource[] {
   if (!inputs) return [];
   if (inputs.length > limits.maxExamples) throw errors.invalidBodyField(field, `at most ${limits.maxExamples} examples (got ${inputs.length})`);
-  return inputs.map(vectorSource);
+  return inputs.map((input, position) => vectorSource(`${field}[${position}]`, input));
 }
 
 type ContextInput = { positive: VectorInput; negative: VectorInput } | { positive: VectorInput; negative: VectorInput }[] | null;
@@ -74,7 +80,10 @@ type ContextInput = { positive: VectorInput; negative: VectorInput } | { positiv
 function contextPairs(field: string, input: ContextInput, limits: RequestLimits): ContextPairSource[] {
   const pairs = input === null ? [] : Array.isArray(input) ? input : [input];
   if (pairs.length * 2 > limits.maxExamples) throw errors.invalidBodyField(field, `at most ${limits.maxExamples / 2} pairs (got ${pairs.length})`);
-  return pairs.map((pair) => ({ positive: vectorSource(pair.positive), negative: vectorSource(pair.negative) }));
+  return pairs.map((pair, position) => ({
+    positive: vectorSource(`${field}[${position}].positive`, pair.positive),
+    negative: vectorSource(`${field}[${position}].negative`, pair.negative),
+  }));
 }
 
 function isVectorInput(query: QueryInterface): query is VectorInput {
@@ -83,8 +92,8 @@ function isVectorInput(query: QueryInterface): query is VectorInput {
 
 /** The `query` field's form; `field` is where it sits, e.g. `prefetch[1].query`. */
 export function queryForm(field: string, query: QueryInterface, limits: RequestLimits = defaultRequestLimits): QueryForm {
-  if (isVectorInput(query)) return { kind: 'nearest', target: vectorSource(query) };
-  if ('nearest' in query) return { kind: 'nearest', target: vectorSource(query.nearest) };
+  if (isVectorInput(query)) return { kind: 'nearest', target: vectorSource(field, query) };
+  if ('nearest' in query) return { kind: 'nearest', target: vectorSource(`${field}.nearest`, query.nearest) };
   if ('recommend' in query) {
     const input = query.recommend;
     const strategy = input.strategy ?? 'average_vector';
@@ -101,7 +110,7 @@ export function queryForm(field: string, query: QueryInterface, limits: RequestL
   if ('discover' in query) {
     return {
       kind: 'discover',
-      target: vectorSource(query.discover.target),
+      target: vectorSource(`${field}.discover.target`, query.discover.target),
       pairs: contextPairs(`${field}.discover.context`, query.discover.context, limits),
     };
   }
@@ -200,6 +209,7 @@ export function searchPlan(body: SearchRequestBody, limits: RequestLimits = defa
   const plan: QueryPlan = {
     field,
     query: { kind: 'nearest', target: { kind: 'vector', values } },
+    queryField: join(field, 'vector'),
     prefetches: [],
     using: named ? (body.vector as { name: string }).name : '',
     tuning: tuningOf(body.params),
