@@ -8,6 +8,7 @@ import { errors } from '../errors.js';
 import type { Distance, VectorIndex } from '../native/vector-index.js';
 import { scroll } from '../filter/scroll.js';
 import { comparePointIds, formatPointId, parsePointId, pointIdKey } from '../points/ids.js';
+import { parseDenseVector } from '../points/vectors.js';
 import { averageVector } from './example-scores.js';
 import { exampleScorer, type CandidateScorer, type ExampleForm } from './example-scorer.js';
 import { fuseDbsf, fuseRrf, type RankedList } from './fusion.js';
@@ -125,8 +126,8 @@ export class QueryRun {
   private resolveVector(source: VectorSource, stage: QueryStage, field: string): Float32Array {
     const dimension = this.indexFor(this.collection, stage.using, join(stage.field, 'using')).dimension;
     if (source.kind === 'vector') {
-      if (source.values.length !== dimension) throw errors.dimensionMismatch(field, dimension, source.values.length);
-      return Float32Array.from(source.values);
+      // Dimension, finiteness and the float32 range (1e39 would become Infinity): a 400, not a kernel error.
+      return parseDenseVector(source.values, field, dimension);
     }
     const id = parsePointId(source.id);
     const lookup = stage.lookupFrom;
@@ -147,7 +148,7 @@ export class QueryRun {
 
   /** The nearest-search vector of a nearest or average_vector form; undefined for the others. */
   private nearestVector(form: QueryForm, stage: QueryStage): Float32Array | undefined {
-    const field = join(stage.field, 'query');
+    const field = stage.queryField ?? join(stage.field, 'query');
     if (form.kind === 'nearest') return this.resolveVector(form.target, stage, field);
     if (form.kind === 'recommend' && form.strategy === 'average_vector') {
       const positives = this.resolveAll(form.positive, stage, `${field}.recommend.positive`);
@@ -159,7 +160,7 @@ export class QueryRun {
 
   /** The score function of an example-based form (best_score, sum_scores, discover, context). */
   private exampleScorerFor(form: QueryForm, stage: QueryStage, distance: Distance, dimension: number): CandidateScorer | undefined {
-    const field = join(stage.field, 'query');
+    const field = stage.queryField ?? join(stage.field, 'query');
     let example: ExampleForm | undefined;
     const pairs = (list: { positive: VectorSource; negative: VectorSource }[], pairsField: string) =>
       list.map((pair, position) => ({

@@ -45,6 +45,8 @@ export interface QueryStage {
   /** Where this stage sits in the request, for messages: '' for the root, 'prefetch[0]' ... */
   field: string;
   query?: QueryForm;
+  /** Where the query vector sits, for messages, when not `<field>.query`: `vector` in a search request. */
+  queryField?: string;
   prefetches: QueryStage[];
   /** Vector name; '' = the unnamed vector. */
   using: string;

@@ -3,9 +3,8 @@
 // call (the fast path); everything else runs plan by plan through QueryRun (its slow twin,
 // which the tests compare it with).
 import type { Collection } from '../engine/collection.js';
-import { errors } from '../errors.js';
 import type { PointId } from '../points/ids.js';
-import { float32ToNumber } from '../points/vectors.js';
+import { float32ToNumber, parseDenseVector } from '../points/vectors.js';
 import { payloadSelection, vectorSelection, type Payload } from '../points/selectors.js';
 import { QueryRun, type QueryEnvironment, type Scored, type StageOutput } from './execute.js';
 import type { QueryPlan } from './plan.js';
@@ -108,8 +107,8 @@ async function runNearestGroup(collection: Collection, plans: readonly QueryPlan
     collection.checkVectorSelection(vectorSelection(plan.withVector, false), `${plan.field}.with_vector`);
     const target = plan.query?.kind === 'nearest' ? plan.query.target : undefined;
     const values = target?.kind === 'vector' ? target.values : [];
-    if (values.length !== index.dimension) throw errors.dimensionMismatch(`${plan.field}.vector`, index.dimension, values.length);
-    queries.push(Float32Array.from(values));
+    // Dimension, finiteness and the float32 range (1e39 would become Infinity): a 400, not a kernel error.
+    queries.push(parseDenseVector(values, plan.queryField ?? (plan.field === '' ? 'query' : `${plan.field}.query`), index.dimension));
     k = Math.max(k, plan.limit + plan.offset);
   }
   const found = await collection.nearestBatch(first.using, queries, k, {
