@@ -3,18 +3,9 @@
 // filter counts and scrolls the same in both — an index changes speed, never results.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeDataDirectory, removeDataDirectory, startServer, type TestServer } from './support/server.js';
+import { mulberry32 } from './support/seeded-random.js';
 
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let mixed = Math.imul(state ^ (state >>> 15), 1 | state);
-    mixed = (mixed + Math.imul(mixed ^ (mixed >>> 7), 61 | mixed)) ^ mixed;
-    return ((mixed ^ (mixed >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-const random = seededRandom(99);
+const random = mulberry32(99);
 const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
 const words = ['alpha', 'beta', 'gamma', 'delta'];
 

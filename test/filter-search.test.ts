@@ -3,20 +3,11 @@
 // filter accepts (exact scan), and a graph search must never return a point the filter rejects.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allowedSlots } from '../src/filter/collection-filters.js';
+import { mulberry32 } from './support/seeded-random.js';
 import { makeDataDirectory, removeDataDirectory, startServer, type TestServer } from './support/server.js';
 
 const dimension = 8;
 const pointCount = 5_000;
-
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let mixed = Math.imul(state ^ (state >>> 15), 1 | state);
-    mixed = (mixed + Math.imul(mixed ^ (mixed >>> 7), 61 | mixed)) ^ mixed;
-    return ((mixed ^ (mixed >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 let server: TestServer;
 let directory: string;
@@ -26,7 +17,7 @@ const tags: string[][] = [];
 beforeAll(async () => {
   directory = await makeDataDirectory();
   server = await startServer(directory);
-  const random = seededRandom(2024);
+  const random = mulberry32(2024);
   for (let id = 0; id < pointCount; id += 1) {
     vectors.push(Array.from({ length: dimension }, () => random()));
     // Position in [0, 100): tag "one" on 1% of points, "ten" on 10%, "half" on 50%.
@@ -69,7 +60,7 @@ describe('filtered nearest == exact nearest over the accepted points', () => {
     const accepted = (id: number) => tags[id]!.includes(tag);
     const expectedCount = tags.filter((list) => list.includes(tag)).length;
     expect(allowed.size).toBe(expectedCount);
-    const random = seededRandom(tag.length * 31 + name.length);
+    const random = mulberry32(tag.length * 31 + name.length);
     let recalled = 0;
     for (let round = 0; round < 5; round += 1) {
       const query = Array.from({ length: dimension }, () => random());

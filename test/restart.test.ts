@@ -7,20 +7,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { collectionDataRange, collectionRecordKey } from '../src/storage/keys.js';
 import { encodeJsonRecord } from '../src/storage/codec.js';
 import { createTestApp } from './support/app.js';
+import { mulberry32 } from './support/seeded-random.js';
 import { makeDataDirectory, removeDataDirectory, startServer, type TestServer } from './support/server.js';
 
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let value = state;
-    value = Math.imul(value ^ (value >>> 15), value | 1);
-    value ^= value + Math.imul(value ^ (value >>> 7), value | 61);
-    return ((value ^ (value >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-const random = seededRandom(42);
+const random = mulberry32(42);
 const vector = (size: number) => Array.from({ length: size }, () => Math.round((random() * 2 - 1) * 1000) / 1000);
 
 let directory: string;

@@ -15,6 +15,7 @@ import { pino } from 'pino';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { allowedSlots } from '../../src/filter/collection-filters.js';
+import { mulberry32 } from '../../test/support/seeded-random.js';
 
 const quick = process.argv.includes('--quick');
 const pointCount = quick ? 50_000 : 200_000;
@@ -23,16 +24,6 @@ const queries = quick ? 20 : 200;
 const batchSize = 5_000;
 const collection = 'bench_filter';
 const rareFilter = { must: [{ key: 'tag', match: { value: 'rare' } }] };
-
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let mixed = Math.imul(state ^ (state >>> 15), 1 | state);
-    mixed = (mixed + Math.imul(mixed ^ (mixed >>> 7), 61 | mixed)) ^ mixed;
-    return ((mixed ^ (mixed >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function batchBody(random: () => number, firstId: number, count: number): string {
   const points: string[] = [];
@@ -67,7 +58,7 @@ async function main(): Promise<void> {
     const started = performance.now();
     const create = await app.inject({ method: 'PUT', url: `/collections/${collection}`, payload: { vectors: { size: dimension, distance: 'Cosine' } } });
     if (create.statusCode !== 200) throw new Error(`create failed: ${create.body}`);
-    const random = seededRandom(5);
+    const random = mulberry32(5);
     for (let first = 0; first < pointCount; first += batchSize) {
       const response = await app.inject({
         method: 'PUT',

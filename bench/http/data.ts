@@ -2,6 +2,8 @@
 // topics), which is where graph recall is tested. Values are kept as integers of 1e-4 units:
 // `n / 1e4` prints as a short decimal for the JSON, and the server's float32 of that decimal is
 // exactly Math.fround(n / 1e4), which is what the kernel copy here holds.
+import { gaussian, linearCongruential, openInterval } from '../../test/support/seeded-random.js';
+
 export interface DataSet {
   name: string;
   distance: 'Euclid' | 'Cosine';
@@ -16,26 +18,18 @@ export interface DataSet {
   categories: number;
 }
 
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state * 1664525 + 1013904223) >>> 0;
-    return (state + 0.5) / 2 ** 32;
-  };
-}
-
 function fill(target: Int32Array, rows: number, dimension: number, centres: Float32Array, clusters: number, next: () => number): void {
-  const gaussian = () => Math.sqrt(-2 * Math.log(next())) * Math.cos(2 * Math.PI * next());
   for (let row = 0; row < rows; row++) {
     const centre = Math.floor(next() * clusters) * dimension;
     for (let position = 0; position < dimension; position++) {
-      target[row * dimension + position] = Math.round((centres[centre + position]! + gaussian() * 0.35) * 1e4);
+      target[row * dimension + position] = Math.round((centres[centre + position]! + gaussian(next) * 0.35) * 1e4);
     }
   }
 }
 
 export function makeDataSet(options: { name: string; distance: 'Euclid' | 'Cosine'; dimension: number; count: number; queryCount: number; seed: number }): DataSet {
-  const next = seeded(options.seed);
+  // Draws in (0, 1): the Gaussian takes the log of one.
+  const next = openInterval(linearCongruential(options.seed));
   const clusters = Math.max(8, Math.round(Math.sqrt(options.count) / 4));
   const centres = new Float32Array(clusters * options.dimension);
   for (let position = 0; position < centres.length; position++) centres[position] = next() * 2 - 1;

@@ -10,23 +10,13 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startChildServer, waitUntilReady, type ChildServer } from '../../test/support/child-server.js';
+import { mulberry32 } from '../../test/support/seeded-random.js';
 
 const quick = process.argv.includes('--quick');
 const batchSize = 1_000;
 const smallCount = quick ? 20_000 : 200_000;
 const wideCount = quick ? 4_000 : 20_000;
 const requestsInFlight = 2;
-
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let value = state;
-    value = Math.imul(value ^ (value >>> 15), value | 1);
-    value ^= value + Math.imul(value ^ (value >>> 7), value | 61);
-    return ((value ^ (value >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** One upsert body as JSON text: ids from `firstId`, 4-decimal values (realistic body size). */
 function batchBody(random: () => number, firstId: number, count: number, dimension: number): string {
@@ -49,7 +39,7 @@ async function call(url: string, method: string, path: string, body?: string): P
 /** Loads `count` points in batches of 1,000, two requests in flight; returns points/s. */
 async function load(url: string, collection: string, count: number, dimension: number, seed: number): Promise<number> {
   await call(url, 'PUT', `/collections/${collection}`, JSON.stringify({ vectors: { size: dimension, distance: 'Cosine' } }));
-  const random = seededRandom(seed);
+  const random = mulberry32(seed);
   // Bodies are generated before timing so the figure is the server's, not the generator's.
   const bodies: string[] = [];
   for (let first = 0; first < count; first += batchSize) bodies.push(batchBody(random, first + 1, Math.min(batchSize, count - first), dimension));

@@ -2,6 +2,7 @@
 // planner returns with indexes — each index type alone, all together, none — equal the slots
 // the evaluator accepts point by point.
 import { describe, expect, it } from 'vitest';
+import { mulberry32 } from '../../test/support/seeded-random.js';
 import { FieldIndexes } from '../payload/indexes/field-indexes.js';
 import { parseIndexDefinition } from '../payload/indexes/schema.js';
 import type { Payload } from '../payload/path.js';
@@ -10,16 +11,6 @@ import { parseFilter } from './parse.js';
 import { estimateCount, filterSlots, type FilterTarget } from './plan.js';
 import { SlotSet } from './slot-set.js';
 import type { Filter } from './types.js';
-
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let mixed = Math.imul(state ^ (state >>> 15), 1 | state);
-    mixed = (mixed + Math.imul(mixed ^ (mixed >>> 7), 61 | mixed)) ^ mixed;
-    return ((mixed ^ (mixed >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 class MemoryTarget implements FilterTarget {
   readonly indexes = new FieldIndexes();
@@ -147,7 +138,7 @@ const indexDefinitions: Record<string, unknown> = {
 const slotCount = 400;
 
 function buildTarget(seed: number, indexed: string[]): MemoryTarget {
-  const random = seededRandom(seed);
+  const random = mulberry32(seed);
   const target = new MemoryTarget(slotCount + 7);
   for (const field of indexed) target.indexes.create(field, parseIndexDefinition(indexDefinitions[field]), []);
   for (let slot = 0; slot < slotCount; slot += 1) target.set(slot, randomPayload(random));
@@ -175,7 +166,7 @@ describe('filter planning — identical results with and without each index', ()
   ];
   it.each(configurations)('%s: planned slots == evaluated slots over 300 random filters', (_name, indexed) => {
     const target = buildTarget(42, indexed);
-    const random = seededRandom(7);
+    const random = mulberry32(7);
     let nonTrivial = 0;
     for (let round = 0; round < 300; round += 1) {
       const raw = round < 60 ? { must: [randomCondition(random, 2)] } : randomFilter(random, 0);

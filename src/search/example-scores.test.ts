@@ -1,15 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { linearCongruential } from '../../test/support/seeded-random.js';
 import type { Distance } from '../native/vector-index.js';
 import { exampleScorer } from './example-scorer.js';
 import { averageVector, bestScore, contextScore, discoverScore, fastSigmoid, scaledFastSigmoid, sumScores } from './example-scores.js';
-
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state * 1664525 + 1013904223) >>> 0;
-    return state / 2 ** 32;
-  };
-}
 
 const distances: Distance[] = ['Cosine', 'Dot', 'Euclid', 'Manhattan'];
 
@@ -90,7 +83,7 @@ describe('recommend best_score', () => {
   });
 
   it('best_score — a point won by a positive always ranks above one won by a negative', () => {
-    const next = random(3);
+    const next = linearCongruential(3);
     for (let trial = 0; trial < 200; trial++) {
       const positive = next() * 200 - 100;
       const negative = next() * 200 - 100;
@@ -139,7 +132,7 @@ describe('discover and context', () => {
   });
 
   it('context — each pair costs between 0 and -1, and 0 only on the positive side', () => {
-    const next = random(11);
+    const next = linearCongruential(11);
     for (let trial = 0; trial < 500; trial++) {
       const positive = next() * 200 - 100;
       const negative = next() * 200 - 100;
@@ -154,7 +147,7 @@ describe('discover and context', () => {
 
 describe('example scorers over vectors', () => {
   it.each(distances)('%s — every example form equals the slow reference on random vectors', (distance) => {
-    const next = random(distance.length * 97);
+    const next = linearCongruential(distance.length * 97);
     const dimension = 7;
     const positives = vectors(next, 3, dimension);
     const negatives = vectors(next, 2, dimension);

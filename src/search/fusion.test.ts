@@ -1,17 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { linearCongruential } from '../../test/support/seeded-random.js';
 import { dbsfNormalise, fuseDbsf, fuseRrf, meanAndSampleVariance, type RankedList } from './fusion.js';
 
-// A seeded generator so failures reproduce.
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state * 1664525 + 1013904223) >>> 0;
-    return state / 2 ** 32;
-  };
-}
-
 function randomLists(seed: number, count: number, order: 'larger_better' | 'smaller_better' = 'larger_better'): RankedList[] {
-  const next = random(seed);
+  const next = linearCongruential(seed);
   return Array.from({ length: count }, () => {
     const keys = new Set<string>();
     const size = 1 + Math.floor(next() * 12);
@@ -105,7 +97,7 @@ describe('dbsf fusion', () => {
   });
 
   it('dbsf — Welford mean and variance equal the two-pass formulas', () => {
-    const next = random(7);
+    const next = linearCongruential(7);
     const values = Array.from({ length: 500 }, () => next() * 200 - 100);
     const mean = values.reduce((sum, value) => sum + value, 0) / values.length;
     const variance = values.reduce((sum, value) => sum + (value - mean) ** 2, 0) / (values.length - 1);

@@ -1,14 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { linearCongruential } from '../../test/support/seeded-random.js';
 import type { Distance } from '../native/vector-index.js';
 import { nearestScore, prepareQuery } from './nearest-score.js';
-
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state * 1664525 + 1013904223) >>> 0;
-    return state / 2 ** 32;
-  };
-}
 
 // Slow reference from the wire definitions (API.md §4).
 function reference(distance: Distance, query: number[], stored: number[]): number {
@@ -23,7 +16,7 @@ function reference(distance: Distance, query: number[], stored: number[]): numbe
 
 describe('nearest score (prefetch re-scoring)', () => {
   it.each(['Cosine', 'Dot', 'Euclid', 'Manhattan'] as Distance[])('%s — equals the wire definition, reading rows in place', (distance) => {
-    const next = random(distance.length);
+    const next = linearCongruential(distance.length);
     const dimension = 9;
     const query = Array.from({ length: dimension }, () => next() * 2 - 1);
     const rows = Array.from({ length: 20 }, () => Array.from({ length: dimension }, () => next() * 2 - 1));

@@ -1,18 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import { linearCongruential } from '../../test/support/seeded-random.js';
 import { TopK } from './top-k.js';
-
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state * 1664525 + 1013904223) >>> 0;
-    return state / 2 ** 32;
-  };
-}
 
 describe('top-k selection', () => {
   it('top-k — keeps the same entries as sorting everything, for both score orders', () => {
     for (let seed = 1; seed <= 30; seed++) {
-      const next = random(seed);
+      const next = linearCongruential(seed);
       // Rounded scores so ties happen; ties must go to the lower position.
       const scores = Array.from({ length: 200 }, () => Math.round(next() * 50));
       for (const order of ['larger_better', 'smaller_better'] as const) {

@@ -1,30 +1,23 @@
 // Seeded test data and the slow references the search tests compare the server with: exact
 // scores computed here from the definitions (API.md §4), never by the code under test.
 import { expect } from 'vitest';
+import { gaussian, linearCongruential } from './seeded-random.js';
 export type DistanceName = 'Cosine' | 'Euclid' | 'Dot' | 'Manhattan';
 
-/** A small seeded generator (LCG) so failures reproduce. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state * 1664525 + 1013904223) >>> 0;
-    return state / 2 ** 32;
-  };
-}
-
 export function randomVectors(seed: number, count: number, dimension: number): number[][] {
-  const next = seededRandom(seed);
+  const next = linearCongruential(seed);
   return Array.from({ length: count }, () => Array.from({ length: dimension }, () => Math.round((next() * 2 - 1) * 1000) / 1000));
 }
 
 /** Points around `clusters` centres: the shape real embeddings have, where HNSW recall matters. */
 export function clusteredVectors(seed: number, count: number, dimension: number, clusters: number): number[][] {
-  const next = seededRandom(seed);
-  const gaussian = () => Math.sqrt(-2 * Math.log(next() + 1e-12)) * Math.cos(2 * Math.PI * next());
-  const centres = Array.from({ length: clusters }, () => Array.from({ length: dimension }, () => gaussian() * 3));
+  const next = linearCongruential(seed);
+  // The guard keeps a draw of exactly 0 away from log(0).
+  const normal = () => gaussian(next, 1e-12);
+  const centres = Array.from({ length: clusters }, () => Array.from({ length: dimension }, () => normal() * 3));
   return Array.from({ length: count }, (_, position) => {
     const centre = centres[position % clusters]!;
-    return centre.map((value) => value + gaussian());
+    return centre.map((value) => value + normal());
   });
 }
 
