@@ -32,13 +32,36 @@ const partNames: Record<string, string> = {
   headers: 'header',
 };
 
+/**
+ * A union's own error says only "expected union value". Look inside: drop the `null` branch (an
+ * optional field's "default"), then follow the branch that got deepest into the value, so
+ * `limit: 0` reads "expected integer to be greater or equal to 1" and a bad element of a list
+ * names its index. Several branches equally deep: the union's error stays.
+ */
+export function mostSpecificError(error: ValueError, depth = 0): ValueError {
+  if (error.type !== ValueErrorType.Union || depth > 16) return error;
+  const candidates: ValueError[] = [];
+  for (const branch of error.errors) {
+    const first = branch.First();
+    if (first && first.type !== ValueErrorType.Null) candidates.push(first);
+  }
+  if (candidates.length === 0) return error;
+  const deepest = Math.max(...candidates.map((candidate) => candidate.path.length));
+  const best = candidates.filter((candidate) => candidate.path.length === deepest);
+  if (best.length !== 1) return error;
+  // Only a branch that reached further than the union itself (or the only non-null branch) explains it.
+  if (candidates.length > 1 && deepest <= error.path.length) return error;
+  return mostSpecificError(best[0]!, depth + 1);
+}
+
 /** Builds the registry's 400 for the first problem TypeBox finds in one request part. */
 export function validationError(compiled: TypeCheck<TSchema>, value: unknown, part: string) {
   const where = partNames[part] ?? part;
   if (value === undefined || value === null) {
     if (part === 'body') return errors.invalidInput('Validation error in body: a JSON body is required');
   }
-  const first = compiled.Errors(value).First();
+  const found = compiled.Errors(value).First();
+  const first = found ? mostSpecificError(found) : undefined;
   const field = first ? describeJsonPointer(first.path) : '';
   const problem = first ? describeProblem(first) : 'invalid value';
   return errors.invalidInput(`Validation error in ${where}${field ? ` ${field}` : ''}: ${problem}`);
