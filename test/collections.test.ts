@@ -1,19 +1,8 @@
 // Collections over HTTP, through the official Qdrant JS client and raw requests (API.md §3-4).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeDataDirectory, removeDataDirectory, startServer, type TestServer } from './support/server.js';
+import { describe, expect, it } from 'vitest';
+import { serverForFile } from './support/server.js';
 
-let server: TestServer;
-let directory: string;
-
-beforeAll(async () => {
-  directory = await makeDataDirectory();
-  server = await startServer(directory);
-});
-
-afterAll(async () => {
-  await server.close();
-  await removeDataDirectory(directory);
-});
+const server = serverForFile();
 
 describe('create and describe', () => {
   it.each(['Cosine', 'Euclid', 'Dot', 'Manhattan'] as const)('create — a single unnamed %s vector is echoed in CollectionInfo', async (distance) => {

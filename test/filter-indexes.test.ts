@@ -1,8 +1,8 @@
 // End to end: two collections with the same seeded random payloads, one with an index of every
 // type; after the same writes (upserts, payload edits, deletes, an index created late), every
 // filter counts and scrolls the same in both — an index changes speed, never results.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeDataDirectory, removeDataDirectory, startServer, type TestServer } from './support/server.js';
+import { describe, expect, it } from 'vitest';
+import { serverForFile } from './support/server.js';
 import { mulberry32 } from './support/seeded-random.js';
 
 const random = mulberry32(99);
@@ -54,32 +54,24 @@ const filters: unknown[] = [
   { must_not: [{ has_id: [1, 2, 3, 4, 5] }], must: [{ key: 'word', values_count: { gt: 1 } }] },
 ];
 
-let server: TestServer;
-let directory: string;
-
-beforeAll(async () => {
-  directory = await makeDataDirectory();
-  server = await startServer(directory);
-  for (const name of ['bare', 'indexed']) await server.client.createCollection(name, { vectors: { size: 2, distance: 'Dot' } });
-  for (const [field, schema] of Object.entries(schemas)) {
-    if (field !== 'place') await server.client.createPayloadIndex('indexed', { wait: true, field_name: field, field_schema: schema as 'keyword' });
-  }
-  const points = Array.from({ length: 600 }, (_, id) => ({ id, vector: [1, 0], payload: payload() }));
-  for (const name of ['bare', 'indexed']) await server.client.upsert(name, { wait: true, points });
-  // The same edits to both, after the indexes exist; the geo index is created on filled data.
-  const edits = Array.from({ length: 60 }, () => ({ id: Math.floor(random() * 600), payload: payload() }));
-  for (const name of ['bare', 'indexed']) {
-    for (const edit of edits.slice(0, 30)) await server.client.setPayload(name, { wait: true, points: [edit.id], payload: edit.payload });
-    for (const edit of edits.slice(30)) await server.client.overwritePayload(name, { wait: true, points: [edit.id], payload: edit.payload });
-    await server.client.delete(name, { wait: true, points: [10, 20, 30, 40] });
-    await server.client.clearPayload(name, { wait: true, points: [50] });
-  }
-  await server.client.createPayloadIndex('indexed', { wait: true, field_name: 'place', field_schema: 'geo' });
-});
-
-afterAll(async () => {
-  await server.close();
-  await removeDataDirectory(directory);
+const server = serverForFile({
+  setUp: async () => {
+    for (const name of ['bare', 'indexed']) await server.client.createCollection(name, { vectors: { size: 2, distance: 'Dot' } });
+    for (const [field, schema] of Object.entries(schemas)) {
+      if (field !== 'place') await server.client.createPayloadIndex('indexed', { wait: true, field_name: field, field_schema: schema as 'keyword' });
+    }
+    const points = Array.from({ length: 600 }, (_, id) => ({ id, vector: [1, 0], payload: payload() }));
+    for (const name of ['bare', 'indexed']) await server.client.upsert(name, { wait: true, points });
+    // The same edits to both, after the indexes exist; the geo index is created on filled data.
+    const edits = Array.from({ length: 60 }, () => ({ id: Math.floor(random() * 600), payload: payload() }));
+    for (const name of ['bare', 'indexed']) {
+      for (const edit of edits.slice(0, 30)) await server.client.setPayload(name, { wait: true, points: [edit.id], payload: edit.payload });
+      for (const edit of edits.slice(30)) await server.client.overwritePayload(name, { wait: true, points: [edit.id], payload: edit.payload });
+      await server.client.delete(name, { wait: true, points: [10, 20, 30, 40] });
+      await server.client.clearPayload(name, { wait: true, points: [50] });
+    }
+    await server.client.createPayloadIndex('indexed', { wait: true, field_name: 'place', field_schema: 'geo' });
+  },
 });
 
 async function acceptedIds(name: string, filter: unknown): Promise<number[]> {

@@ -1,42 +1,35 @@
 // Filtered nearest-neighbour search through the Collection's nearest primitive: the planner's
 // bitset, given to the kernel as `allowed`, must yield exactly the nearest points among those the
 // filter accepts (exact scan), and a graph search must never return a point the filter rejects.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { allowedSlots } from '../src/filter/collection-filters.js';
 import { mulberry32 } from './support/seeded-random.js';
-import { makeDataDirectory, removeDataDirectory, startServer, type TestServer } from './support/server.js';
+import { serverForFile } from './support/server.js';
 
 const dimension = 8;
 const pointCount = 5_000;
 
-let server: TestServer;
-let directory: string;
 const vectors: number[][] = [];
 const tags: string[][] = [];
 
-beforeAll(async () => {
-  directory = await makeDataDirectory();
-  server = await startServer(directory);
-  const random = mulberry32(2024);
-  for (let id = 0; id < pointCount; id += 1) {
-    vectors.push(Array.from({ length: dimension }, () => random()));
-    // Position in [0, 100): tag "one" on 1% of points, "ten" on 10%, "half" on 50%.
-    const position = (id * 37) % 100;
-    tags.push([...(position < 1 ? ['one'] : []), ...(position < 10 ? ['ten'] : []), ...(position < 50 ? ['half'] : [])]);
-  }
-  for (const name of ['plain', 'indexed']) {
-    await server.client.createCollection(name, { vectors: { size: dimension, distance: 'Euclid' } });
-    if (name === 'indexed') await server.client.createPayloadIndex(name, { wait: true, field_name: 'tag', field_schema: 'keyword' });
-    for (let start = 0; start < pointCount; start += 2_500) {
-      const ids = Array.from({ length: 2_500 }, (_, offset) => start + offset);
-      await server.client.upsert(name, { wait: true, batch: { ids, vectors: ids.map((id) => vectors[id]!), payloads: ids.map((id) => ({ tag: tags[id]! })) } });
+const server = serverForFile({
+  setUp: async () => {
+    const random = mulberry32(2024);
+    for (let id = 0; id < pointCount; id += 1) {
+      vectors.push(Array.from({ length: dimension }, () => random()));
+      // Position in [0, 100): tag "one" on 1% of points, "ten" on 10%, "half" on 50%.
+      const position = (id * 37) % 100;
+      tags.push([...(position < 1 ? ['one'] : []), ...(position < 10 ? ['ten'] : []), ...(position < 50 ? ['half'] : [])]);
     }
-  }
-});
-
-afterAll(async () => {
-  await server.close();
-  await removeDataDirectory(directory);
+    for (const name of ['plain', 'indexed']) {
+      await server.client.createCollection(name, { vectors: { size: dimension, distance: 'Euclid' } });
+      if (name === 'indexed') await server.client.createPayloadIndex(name, { wait: true, field_name: 'tag', field_schema: 'keyword' });
+      for (let start = 0; start < pointCount; start += 2_500) {
+        const ids = Array.from({ length: 2_500 }, (_, offset) => start + offset);
+        await server.client.upsert(name, { wait: true, batch: { ids, vectors: ids.map((id) => vectors[id]!), payloads: ids.map((id) => ({ tag: tags[id]! })) } });
+      }
+    }
+  },
 });
 
 function bruteForce(query: number[], accepted: (id: number) => boolean, k: number): number[] {

@@ -1,10 +1,9 @@
 // Payload operations, payload indexes and count over HTTP, driven by the official Qdrant client
 // (raw requests only where the client cannot send what is tested).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeDataDirectory, removeDataDirectory, startServer, type TestServer } from './support/server.js';
+import { describe, expect, it } from 'vitest';
+import { makeDataDirectory, removeDataDirectory, serverForFile, startServer } from './support/server.js';
 
-let server: TestServer;
-let directory: string;
+const server = serverForFile();
 let counter = 0;
 
 async function newCollection(points: { id: number | string; payload?: Record<string, unknown> }[] = []): Promise<string> {
@@ -21,16 +20,6 @@ async function payloadOf(name: string, id: number | string): Promise<unknown> {
   const [record] = await server.client.retrieve(name, { ids: [id], with_payload: true });
   return record?.payload;
 }
-
-beforeAll(async () => {
-  directory = await makeDataDirectory();
-  server = await startServer(directory);
-});
-
-afterAll(async () => {
-  await server.close();
-  await removeDataDirectory(directory);
-});
 
 describe('payload operations through the official client', () => {
   it('set payload merges top-level keys; null deletes a key', async () => {

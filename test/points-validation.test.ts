@@ -1,29 +1,22 @@
 // Bad input: every refusal is a 400 whose message names the problem, checked before anything
 // is written — the collection (points, vectors, payloads, operation counter) is unchanged.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeDataDirectory, removeDataDirectory, startServer, type TestServer } from './support/server.js';
-
-let server: TestServer;
-let directory: string;
+import { describe, expect, it } from 'vitest';
+import { serverForFile } from './support/server.js';
 
 const single = 'validation-single';
 const named = 'validation-named';
 
-beforeAll(async () => {
-  directory = await makeDataDirectory();
-  server = await startServer(directory, { limits: { max_points_per_upsert: 5, max_payload_bytes: 200 } });
-  await server.client.createCollection(single, { vectors: { size: 3, distance: 'Euclid' } });
-  await server.request('PUT', `/collections/${named}`, {
-    vectors: { image: { size: 2, distance: 'Dot' }, text: { size: 3, distance: 'Cosine' } },
-    sparse_vectors: { keywords: {} },
-  });
-  await server.client.upsert(single, { wait: true, points: [{ id: 1, vector: [1, 1, 1], payload: { keep: true } }] });
-  await server.client.upsert(named, { wait: true, points: [{ id: 1, vector: { image: [1, 0], text: [0, 0, 1] } }] });
-});
-
-afterAll(async () => {
-  await server.close();
-  await removeDataDirectory(directory);
+const server = serverForFile({
+  overrides: { limits: { max_points_per_upsert: 5, max_payload_bytes: 200 } },
+  setUp: async () => {
+    await server.client.createCollection(single, { vectors: { size: 3, distance: 'Euclid' } });
+    await server.request('PUT', `/collections/${named}`, {
+      vectors: { image: { size: 2, distance: 'Dot' }, text: { size: 3, distance: 'Cosine' } },
+      sparse_vectors: { keywords: {} },
+    });
+    await server.client.upsert(single, { wait: true, points: [{ id: 1, vector: [1, 1, 1], payload: { keep: true } }] });
+    await server.client.upsert(named, { wait: true, points: [{ id: 1, vector: { image: [1, 0], text: [0, 0, 1] } }] });
+  },
 });
 
 /** Everything observable about a collection: count, last operation, every point with vectors. */

@@ -1,10 +1,9 @@
 // Points over HTTP through the official Qdrant JS client, plus raw requests for what it does not
 // expose (big integer literals, id forms, the acknowledged status).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeDataDirectory, removeDataDirectory, startServer, type TestServer } from './support/server.js';
+import { describe, expect, it } from 'vitest';
+import { serverForFile } from './support/server.js';
 
-let server: TestServer;
-let directory: string;
+const server = serverForFile();
 let counter = 0;
 
 async function newCollection(body: Record<string, unknown> = { vectors: { size: 3, distance: 'Euclid' } }): Promise<string> {
@@ -14,16 +13,6 @@ async function newCollection(body: Record<string, unknown> = { vectors: { size: 
   expect(response.status).toBe(200);
   return name;
 }
-
-beforeAll(async () => {
-  directory = await makeDataDirectory();
-  server = await startServer(directory);
-});
-
-afterAll(async () => {
-  await server.close();
-  await removeDataDirectory(directory);
-});
 
 describe('upsert and retrieve', () => {
   it('upsert — list form, then retrieve with payload and vectors', async () => {

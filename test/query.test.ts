@@ -1,7 +1,7 @@
 // POST C/points/query and C/points/query/batch end to end (API.md §3, §5): every query form
 // against a slow reference computed here from Qdrant's definitions, through raw HTTP and the
 // official client.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   bruteForce,
   expectSameHits,
@@ -14,32 +14,25 @@ import {
   type DistanceName,
   type ReferenceHit,
 } from './support/search-data.js';
-import { makeDataDirectory, removeDataDirectory, startServer, type TestServer } from './support/server.js';
+import { serverForFile } from './support/server.js';
 
-let server: TestServer;
-let directory: string;
 const distances: DistanceName[] = ['Cosine', 'Euclid', 'Dot', 'Manhattan'];
 const dimension = 6;
 const vectors = randomVectors(21, 200, dimension);
 const probes = randomVectors(22, 4, dimension);
 const points = pointsOf(vectors);
 
-beforeAll(async () => {
-  directory = await makeDataDirectory();
-  server = await startServer(directory);
-  for (const distance of distances) {
-    await server.request('PUT', `/collections/${distance}`, { vectors: { size: dimension, distance } });
-    await upsertAll(server.request, distance, points);
-  }
-  // order_by over a whole collection walks a range index, as scroll does.
-  await server.request('PUT', '/collections/Dot/index?wait=true', { field_name: 'price', field_schema: 'integer' });
-  await server.request('PUT', '/collections/named', { vectors: { a: { size: dimension, distance: 'Dot' }, b: { size: 3, distance: 'Euclid' } } });
-  await upsertAll(server.request, 'named', vectors.map((vector, id) => ({ id, vector: { a: vector, b: vector.slice(0, 3) } })));
-});
-
-afterAll(async () => {
-  await server?.close();
-  await removeDataDirectory(directory);
+const server = serverForFile({
+  setUp: async () => {
+    for (const distance of distances) {
+      await server.request('PUT', `/collections/${distance}`, { vectors: { size: dimension, distance } });
+      await upsertAll(server.request, distance, points);
+    }
+    // order_by over a whole collection walks a range index, as scroll does.
+    await server.request('PUT', '/collections/Dot/index?wait=true', { field_name: 'price', field_schema: 'integer' });
+    await server.request('PUT', '/collections/named', { vectors: { a: { size: dimension, distance: 'Dot' }, b: { size: 3, distance: 'Euclid' } } });
+    await upsertAll(server.request, 'named', vectors.map((vector, id) => ({ id, vector: { a: vector, b: vector.slice(0, 3) } })));
+  },
 });
 
 async function query(collection: string, body: unknown) {

@@ -1,25 +1,17 @@
 // Scroll over HTTP (API.md §3): id order, inclusive offset, next_page_offset, filters, order_by.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeDataDirectory, removeDataDirectory, startServer, type TestServer } from './support/server.js';
+import { describe, expect, it } from 'vitest';
+import { serverForFile } from './support/server.js';
 
-let server: TestServer;
-let directory: string;
-
-beforeAll(async () => {
-  directory = await makeDataDirectory();
-  server = await startServer(directory);
-  await server.client.createCollection('many', { vectors: { size: 2, distance: 'Dot' } });
-  // 10,000 points, written in shuffled id order so that id order is not insertion order.
-  const ids = Array.from({ length: 10_000 }, (_, position) => (position * 7919) % 10_000);
-  for (let start = 0; start < ids.length; start += 2_500) {
-    const chunk = ids.slice(start, start + 2_500);
-    await server.client.upsert('many', { wait: true, batch: { ids: chunk, vectors: chunk.map((id) => [id, 1]), payloads: chunk.map((id) => ({ n: id, tenth: id % 10 })) } });
-  }
-});
-
-afterAll(async () => {
-  await server.close();
-  await removeDataDirectory(directory);
+const server = serverForFile({
+  setUp: async () => {
+    await server.client.createCollection('many', { vectors: { size: 2, distance: 'Dot' } });
+    // 10,000 points, written in shuffled id order so that id order is not insertion order.
+    const ids = Array.from({ length: 10_000 }, (_, position) => (position * 7919) % 10_000);
+    for (let start = 0; start < ids.length; start += 2_500) {
+      const chunk = ids.slice(start, start + 2_500);
+      await server.client.upsert('many', { wait: true, batch: { ids: chunk, vectors: chunk.map((id) => [id, 1]), payloads: chunk.map((id) => ({ n: id, tenth: id % 10 })) } });
+    }
+  },
 });
 
 describe('scroll — paging', () => {

@@ -1,36 +1,29 @@
 // POST C/points/search and C/points/search/batch end to end (API.md §3-4), through raw HTTP and
 // the official client, against brute force computed in the test.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { bruteForce, clusteredVectors, expectSameHits, largerIsBetter, pointsOf, randomVectors, referenceScore, upsertAll, type DistanceName } from './support/search-data.js';
-import { makeDataDirectory, removeDataDirectory, startServer, type TestServer } from './support/server.js';
+import { serverForFile } from './support/server.js';
 
-let server: TestServer;
-let directory: string;
 const distances: DistanceName[] = ['Cosine', 'Euclid', 'Dot', 'Manhattan'];
 const dimension = 8;
 const vectors = randomVectors(7, 300, dimension);
 const queries = randomVectors(99, 5, dimension);
 
-beforeAll(async () => {
-  directory = await makeDataDirectory();
-  server = await startServer(directory);
-  for (const distance of distances) {
-    await server.request('PUT', `/collections/${distance}`, { vectors: { size: dimension, distance } });
-    await upsertAll(server.request, distance, pointsOf(vectors));
-  }
-  await server.request('PUT', '/collections/named', {
-    vectors: { image: { size: 4, distance: 'Euclid' }, text: { size: dimension, distance: 'Cosine' } },
-  });
-  await upsertAll(
-    server.request,
-    'named',
-    vectors.map((vector, id) => ({ id, vector: { image: vector.slice(0, 4), text: vector } })),
-  );
-});
-
-afterAll(async () => {
-  await server?.close();
-  await removeDataDirectory(directory);
+const server = serverForFile({
+  setUp: async () => {
+    for (const distance of distances) {
+      await server.request('PUT', `/collections/${distance}`, { vectors: { size: dimension, distance } });
+      await upsertAll(server.request, distance, pointsOf(vectors));
+    }
+    await server.request('PUT', '/collections/named', {
+      vectors: { image: { size: 4, distance: 'Euclid' }, text: { size: dimension, distance: 'Cosine' } },
+    });
+    await upsertAll(
+      server.request,
+      'named',
+      vectors.map((vector, id) => ({ id, vector: { image: vector.slice(0, 4), text: vector } })),
+    );
+  },
 });
 
 async function search(collection: string, body: unknown) {

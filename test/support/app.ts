@@ -15,7 +15,7 @@ export interface TestApp {
   dispose(): Promise<void>;
 }
 
-type Overrides = { [section: string]: Record<string, unknown> };
+export type Overrides = { [section: string]: Record<string, unknown> };
 
 /** A new app over a new data directory; `open: false` leaves the engine initializing. */
 export async function createTestApp(options: { overrides?: Overrides; open?: boolean; directory?: string } = {}): Promise<TestApp> {

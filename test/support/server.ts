@@ -5,11 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { QdrantClient } from '@qdrant/js-client-rest';
 import type { FastifyInstance } from 'fastify';
-import { pino } from 'pino';
-import { buildApp } from '../../src/app.js';
-import { loadConfig, type Config } from '../../src/config.js';
-
-type Overrides = { [section: string]: Record<string, unknown> };
+import { afterAll, beforeAll } from 'vitest';
+import type { Config } from '../../src/config.js';
+import { createTestApp, type Overrides } from './app.js';
 
 export interface TestServer {
   app: FastifyInstance;
@@ -32,10 +30,11 @@ export async function removeDataDirectory(directory: string): Promise<void> {
 
 /** Starts the app over `directory` and waits until the engine is ready. */
 export async function startServer(directory: string, overrides: Overrides = {}): Promise<TestServer> {
-  const config = loadConfig({
-    overrides: { ...overrides, storage: { fsync: false, ...overrides.storage, path: directory }, service: { ...overrides.service, host: '127.0.0.1', http_port: 0 } },
+  const { app, config } = await createTestApp({
+    directory,
+    open: false,
+    overrides: { ...overrides, service: { ...overrides.service, host: '127.0.0.1', http_port: 0 } },
   });
-  const app = buildApp(config, { logger: pino({ level: 'silent' }) });
   const address = await app.listen({ host: '127.0.0.1', port: 0 });
   await app.engine.open();
   const url = new URL(address);
@@ -63,5 +62,54 @@ export async function startServer(directory: string, overrides: Overrides = {}):
     async close() {
       await app.close();
     },
+  };
+}
+
+export interface FileServer extends TestServer {
+  /** The data directory the server runs over. */
+  readonly directory: string;
+}
+
+/**
+ * One server for a whole test file: before its tests, a new data directory, the server over it
+ * (`overrides` as for startServer), then `setUp` to fill it; after them, the server closed and
+ * the directory removed. Call it at the top of the file. The handle forwards to that server,
+ * so it works inside tests and hooks only; `request` may be passed around unbound.
+ */
+export function serverForFile(options: { overrides?: Overrides; setUp?: (server: TestServer) => Promise<void> } = {}): FileServer {
+  let directory: string | undefined;
+  let server: TestServer | undefined;
+  beforeAll(async () => {
+    directory = await makeDataDirectory();
+    server = await startServer(directory, options.overrides);
+    await options.setUp?.(server);
+  });
+  afterAll(async () => {
+    await server?.close();
+    if (directory) await removeDataDirectory(directory);
+  });
+  const started = (): TestServer => {
+    if (!server) throw new Error('serverForFile: the server starts in beforeAll; use it inside a test or a hook');
+    return server;
+  };
+  return {
+    get app() {
+      return started().app;
+    },
+    get config() {
+      return started().config;
+    },
+    get url() {
+      return started().url;
+    },
+    get client() {
+      return started().client;
+    },
+    get directory() {
+      started();
+      return directory!;
+    },
+    request: (method, path, body) => started().request(method, path, body),
+    close: () => started().close(),
   };
 }
