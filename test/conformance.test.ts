@@ -260,6 +260,11 @@ describe('points — raw HTTP shapes', () => {
     expect(record).toEqual({ id: 2, payload: { city: 'London', rank: 2 }, vector: [0, 1, 0, 0] });
     expectError(await server.request('GET', `/collections/${name}/points/777`), 404, 'Point with id 777 does not exist');
     expectError(await server.request('GET', `/collections/${name}/points/not-an-id`), 400, /not a valid point ID/);
+    // Like Qdrant: an unsigned 64-bit integer when the text is one, else a UUID (32 digits beyond 2^64 are the simple form).
+    expectSuccess(await server.request('PUT', `/collections/${name}/points?wait=true`, { points: [{ id: '12345678-9012-3456-7890-123456789012', vector: [1, 1, 1, 1] }] }));
+    expect(expectSuccess(await server.request('GET', `/collections/${name}/points/12345678901234567890123456789012`)).id).toBe('12345678-9012-3456-7890-123456789012');
+    expectError(await server.request('GET', `/collections/${name}/points/18446744073709551616`), 400, /not a valid point ID/);
+    expectSuccess(await server.request('POST', `/collections/${name}/points/delete?wait=true`, { points: ['12345678-9012-3456-7890-123456789012'] }));
   });
 
   it('POST C/points/count — {count}; exact default; filter', async () => {

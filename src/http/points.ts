@@ -83,9 +83,12 @@ const UpdateVectorsBodySchema = Type.Object(
 );
 type UpdateVectorsBody = Static<typeof UpdateVectorsBodySchema>;
 
-/** A point id from a URL path: digits are an integer id, anything else must be a UUID. */
+/**
+ * A point id from a URL path, read as Qdrant reads it: an unsigned 64-bit integer when the text
+ * is one, else a UUID, so 32 digits beyond 2^64 are the simple UUID form, not a refused integer.
+ */
 export function parsePathPointId(text: string): PointId {
-  if (/^\d+$/.test(text)) return parsePointId(text.length > 15 ? BigInt(text) : Number(text));
+  if (/^\d+$/.test(text) && (text.length < 20 || BigInt(text) < 1n << 64n)) return parsePointId(text.length > 15 ? BigInt(text) : Number(text));
   return parsePointId(text);
 }
 
