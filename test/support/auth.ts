@@ -1,13 +1,9 @@
 // Apps with auth switched on, a movable clock, and helpers to obtain each kind of credential.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
-import { buildApp } from '../../src/app.js';
-import { loadConfig, type Config } from '../../src/config.js';
 import { redactedPaths } from '../../src/logging.js';
+import { createTestApp, type Overrides, type TestApp } from './app.js';
 
 export const adminUsername = 'root';
 export const adminPassword = 'correct horse battery staple';
@@ -18,32 +14,18 @@ export interface TestClock {
   now_ms: number;
 }
 
-export interface AuthTestApp {
-  app: FastifyInstance;
-  config: Config;
-  directory: string;
+export interface AuthTestApp extends TestApp {
   clock: TestClock;
   /** Every log line the app wrote, as text. */
   logLines: string[];
-  dispose(): Promise<void>;
 }
-
-type Overrides = { [section: string]: Record<string, unknown> };
 
 /**
  * An app with auth on. By default the admin comes from configuration and the JWT secret is
  * fixed (so tests can forge tokens); `auth` overrides either.
  */
 export async function createAuthApp(options: { auth?: Record<string, unknown>; overrides?: Overrides; directory?: string; clock?: TestClock; open?: boolean } = {}): Promise<AuthTestApp> {
-  const directory = options.directory ?? (await mkdtemp(join(tmpdir(), 'quiver-auth-')));
   const clock = options.clock ?? { now_ms: Date.now() };
-  const config = loadConfig({
-    overrides: {
-      ...options.overrides,
-      storage: { fsync: false, path: directory },
-      auth: { enabled: true, admin_username: adminUsername, admin_password: adminPassword, jwt_secret: jwtSecret, ...options.auth },
-    },
-  });
   const logLines: string[] = [];
   const sink = new Writable({
     write(chunk: Buffer, _encoding, done) {
@@ -52,19 +34,16 @@ export async function createAuthApp(options: { auth?: Record<string, unknown>; o
     },
   });
   const logger = pino({ level: 'debug', redact: { paths: redactedPaths, censor: '[redacted]' } }, sink);
-  const app = buildApp(config, { logger, now: () => clock.now_ms });
-  if (options.open !== false) await app.engine.open();
-  return {
-    app,
-    config,
-    directory,
-    clock,
-    logLines,
-    async dispose() {
-      await app.close();
-      if (!options.directory) await rm(directory, { recursive: true, force: true });
+  const testApp = await createTestApp({
+    directory: options.directory,
+    open: options.open,
+    overrides: {
+      ...options.overrides,
+      auth: { enabled: true, admin_username: adminUsername, admin_password: adminPassword, jwt_secret: jwtSecret, ...options.auth },
     },
-  };
+    build: { logger, now: () => clock.now_ms },
+  });
+  return { ...testApp, clock, logLines };
 }
 
 export async function loginAdmin(app: FastifyInstance, password = adminPassword): Promise<string> {
