@@ -1,9 +1,10 @@
 // Payload operations, payload indexes and count over HTTP, driven by the official Qdrant client
 // (raw requests only where the client cannot send what is tested).
 import { describe, expect, it } from 'vitest';
-import { makeDataDirectory, removeDataDirectory, serverForFile, startServer } from './support/server.js';
+import { dataDirectoriesForFile, serverForFile, startServer } from './support/server.js';
 
 const server = serverForFile();
+const newDirectory = dataDirectoriesForFile();
 let counter = 0;
 
 async function newCollection(points: { id: number | string; payload?: Record<string, unknown> }[] = []): Promise<string> {
@@ -120,7 +121,7 @@ describe('payload indexes', () => {
   });
 
   it('indexes are persisted and rebuilt at start', async () => {
-    const restartDirectory = await makeDataDirectory();
+    const restartDirectory = await newDirectory();
     let restarted = await startServer(restartDirectory);
     try {
       await restarted.client.createCollection('kept', { vectors: { size: 2, distance: 'Dot' } });
@@ -133,7 +134,6 @@ describe('payload indexes', () => {
       expect((await restarted.client.count('kept', { filter: { must: [{ key: 'tag', match: { value: 'b' } }] } })).count).toBe(1);
     } finally {
       await restarted.close();
-      await removeDataDirectory(restartDirectory);
     }
   });
 });

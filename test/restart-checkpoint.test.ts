@@ -1,17 +1,13 @@
 // Checkpoints and the background graph build: a checkpoint taken while the graph was still
 // being built must not be what the next start loads once the build has finished.
-import { afterAll, describe, expect, it } from 'vitest';
-import { makeDataDirectory, removeDataDirectory, startServer } from './support/server.js';
+import { describe, expect, it } from 'vitest';
+import { dataDirectoriesForFile, startServer } from './support/server.js';
 
-const directories: string[] = [];
-afterAll(async () => {
-  for (const directory of directories) await removeDataDirectory(directory);
-});
+const newDirectory = dataDirectoriesForFile();
 
 describe('checkpoints', () => {
   it('checkpoint — after a mid-build checkpoint, shutdown saves the finished graph and the next start is green', async () => {
-    const directory = await makeDataDirectory();
-    directories.push(directory);
+    const directory = await newDirectory();
     const server = await startServer(directory, { storage: { checkpoint_operations: 1_000_000 } });
     try {
       await server.request('PUT', '/collections/graph', { vectors: { size: 16, distance: 'Euclid' }, hnsw_config: { full_scan_threshold: 10 } });
@@ -42,8 +38,7 @@ describe('checkpoints', () => {
   });
 
   it('checkpoint — nothing new since the last one: no file is rewritten', async () => {
-    const directory = await makeDataDirectory();
-    directories.push(directory);
+    const directory = await newDirectory();
     const server = await startServer(directory);
     try {
       await server.client.createCollection('quiet', { vectors: { size: 2, distance: 'Dot' } });

@@ -2,19 +2,15 @@
 // data directory is copied while the server runs, which is what a crash leaves behind). The
 // next start loads the checkpoint and re-applies only the logged operations after it.
 import { cp } from 'node:fs/promises';
-import { afterAll, describe, expect, it } from 'vitest';
-import { makeDataDirectory, removeDataDirectory, startServer } from './support/server.js';
+import { describe, expect, it } from 'vitest';
+import { dataDirectoriesForFile, startServer } from './support/server.js';
 
-const directories: string[] = [];
-afterAll(async () => {
-  for (const directory of directories) await removeDataDirectory(directory);
-});
+const newDirectory = dataDirectoriesForFile();
 
 describe('restart after a crash', () => {
   it('replay — operations after the checkpoint are re-applied: upserts, deletes, slot reuse, vector updates', async () => {
-    const directory = await makeDataDirectory();
-    const copy = await makeDataDirectory();
-    directories.push(directory, copy);
+    const directory = await newDirectory();
+    const copy = await newDirectory();
     const server = await startServer(directory, { storage: { checkpoint_operations: 1_000_000 } });
     let expected: unknown;
     let expectedNearest: unknown;

@@ -28,6 +28,22 @@ export async function removeDataDirectory(directory: string): Promise<void> {
   await rm(directory, { recursive: true, force: true });
 }
 
+/**
+ * Makes data directories for one test file and removes them all after its tests: for tests that
+ * stop and restart servers over directories of their own. Call it at the top of the file.
+ */
+export function dataDirectoriesForFile(): () => Promise<string> {
+  const made: string[] = [];
+  afterAll(async () => {
+    for (const directory of made) await removeDataDirectory(directory);
+  });
+  return async () => {
+    const directory = await makeDataDirectory();
+    made.push(directory);
+    return directory;
+  };
+}
+
 /** Starts the app over `directory` and waits until the engine is ready. */
 export async function startServer(directory: string, overrides: Overrides = {}): Promise<TestServer> {
   const { app, config } = await createTestApp({
