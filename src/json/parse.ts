@@ -6,30 +6,48 @@ import { isInteger, isSafeNumber, parse as parseLossless } from 'lossless-json';
 import { errors } from '../errors.js';
 
 function parseNumberLiteral(literal: string): number | bigint {
-  return isInteger(literal) && !isSafeNumber(literal) ? BigInt(literal) : Number(literal);
+  if (isInteger(literal) && !isSafeNumber(literal)) return BigInt(literal);
+  const value = Number(literal);
+  // `1e400` would silently become Infinity, then `null` when printed back: refuse it, as serde does.
+  if (!Number.isFinite(value)) throw new Error(`number ${literal} is out of range`);
+  return value;
 }
 
 /**
- * Whether a parsed value holds a number outside ±(2^53 - 1). Walking the parsed values is far
- * cheaper than scanning the text: a vector body has one value per ~19 characters.
+ * Deepest nesting of objects and arrays a body may have. Qdrant (serde_json) stops at 128; we
+ * allow more so that the deepest filter our own limits accept still parses, yet stay far below
+ * the depth where the recursive walks over payloads and filters would overflow the stack (which
+ * would turn a hostile body into a 500).
  */
-export function holdsUnsafeNumber(value: unknown): boolean {
+export const maxJsonDepth = 256;
+
+function holdsUnsafeNumberAt(value: unknown, depth: number): boolean {
   if (typeof value === 'number') return value > Number.MAX_SAFE_INTEGER || value < -Number.MAX_SAFE_INTEGER;
   if (typeof value !== 'object' || value === null) return false;
+  if (depth > maxJsonDepth) throw new Error(`the body is nested deeper than ${maxJsonDepth} levels`);
   if (Array.isArray(value)) {
     for (const item of value) {
       if (typeof item === 'number') {
         if (item > Number.MAX_SAFE_INTEGER || item < -Number.MAX_SAFE_INTEGER) return true;
-      } else if (typeof item === 'object' && item !== null && holdsUnsafeNumber(item)) {
+      } else if (typeof item === 'object' && item !== null && holdsUnsafeNumberAt(item, depth + 1)) {
         return true;
       }
     }
     return false;
   }
   for (const key in value) {
-    if (holdsUnsafeNumber((value as Record<string, unknown>)[key])) return true;
+    if (holdsUnsafeNumberAt((value as Record<string, unknown>)[key], depth + 1)) return true;
   }
   return false;
+}
+
+/**
+ * Whether a parsed value holds a number outside ±(2^53 - 1). Walking the parsed values is far
+ * cheaper than scanning the text: a vector body has one value per ~19 characters. The same walk
+ * bounds the nesting depth (throws beyond maxJsonDepth), so it stops early on hostile input.
+ */
+export function holdsUnsafeNumber(value: unknown): boolean {
+  return holdsUnsafeNumberAt(value, 1);
 }
 
 /**
