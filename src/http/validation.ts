@@ -22,7 +22,18 @@ export function describeJsonPointer(pointer: string): string {
 export function describeProblem(error: ValueError): string {
   if (error.type === ValueErrorType.ObjectRequiredProperty) return 'missing required field';
   const received = typeof error.value === 'bigint' ? error.value.toString() : JSON.stringify(error.value);
-  return `${error.message.charAt(0).toLowerCase()}${error.message.slice(1)}${received === undefined ? '' : ` (got ${received.length > 80 ? `${received.slice(0, 77)}...` : received})`}`;
+  const expected = allowedLiterals(error);
+  const message = expected ?? `${error.message.charAt(0).toLowerCase()}${error.message.slice(1)}`;
+  return `${message}${received === undefined ? '' : ` (got ${received.length > 80 ? `${received.slice(0, 77)}...` : received})`}`;
+}
+
+/** `expected one of "weak", "medium", "strong"` for a union of literals (an enum), else undefined. */
+function allowedLiterals(error: ValueError): string | undefined {
+  if (error.type !== ValueErrorType.Union) return undefined;
+  const branches = (error.schema as { anyOf?: { const?: unknown; type?: string }[] }).anyOf;
+  if (!branches || !branches.every((branch) => 'const' in branch || branch.type === 'null')) return undefined;
+  const values = branches.filter((branch) => 'const' in branch).map((branch) => JSON.stringify(branch.const));
+  return values.length > 0 ? `expected one of ${values.join(', ')}` : undefined;
 }
 
 const partNames: Record<string, string> = {
@@ -32,25 +43,53 @@ const partNames: Record<string, string> = {
   headers: 'header',
 };
 
+/** Error kinds that mean "the value is not of this branch's kind at all". */
+const kindMismatches = new Set<ValueErrorType>([
+  ValueErrorType.Array,
+  ValueErrorType.BigInt,
+  ValueErrorType.Boolean,
+  ValueErrorType.Integer,
+  ValueErrorType.Literal,
+  ValueErrorType.Null,
+  ValueErrorType.Number,
+  ValueErrorType.Object,
+  ValueErrorType.String,
+  ValueErrorType.Undefined,
+]);
+
+function segmentCount(path: string): number {
+  return path === '' ? 0 : path.split('/').length - 1;
+}
+
+/** Whether a branch refused the value's very shape: another kind, or an object of other keys. */
+function branchMissesShape(union: ValueError, branch: ValueError): boolean {
+  if (branch.path === union.path) return kindMismatches.has(branch.type);
+  const parent = branch.path.slice(0, branch.path.lastIndexOf('/'));
+  return parent === union.path && (branch.type === ValueErrorType.ObjectRequiredProperty || branch.type === ValueErrorType.ObjectAdditionalProperties);
+}
+
 /**
- * A union's own error says only "expected union value". Look inside: drop the `null` branch (an
- * optional field's "default"), then follow the branch that got deepest into the value, so
- * `limit: 0` reads "expected integer to be greater or equal to 1" and a bad element of a list
- * names its index. Several branches equally deep: the union's error stays.
+ * A union's own error says only "expected union value". Look inside: keep the branches that
+ * recognised the value's shape (same kind, same keys; the `null` of an optional field never
+ * does), and when one remains, or one got deepest into the value, report its error instead, so
+ * `limit: 0` reads "expected integer to be greater or equal to 1" and a bad list element names
+ * its index. For `X or null` X's error is reported. Otherwise the union's error stays.
  */
 export function mostSpecificError(error: ValueError, depth = 0): ValueError {
   if (error.type !== ValueErrorType.Union || depth > 16) return error;
   const candidates: ValueError[] = [];
+  const notNull: ValueError[] = [];
   for (const branch of error.errors) {
     const first = branch.First();
-    if (first && first.type !== ValueErrorType.Null) candidates.push(first);
+    if (!first) continue;
+    if (first.type !== ValueErrorType.Null) notNull.push(first);
+    if (!branchMissesShape(error, first)) candidates.push(first);
   }
-  if (candidates.length === 0) return error;
-  const deepest = Math.max(...candidates.map((candidate) => candidate.path.length));
-  const best = candidates.filter((candidate) => candidate.path.length === deepest);
+  // `X or null` (an optional field): X's own error says what was expected.
+  if (candidates.length === 0) return notNull.length === 1 ? mostSpecificError(notNull[0]!, depth + 1) : error;
+  const deepest = Math.max(...candidates.map((candidate) => segmentCount(candidate.path)));
+  const best = candidates.filter((candidate) => segmentCount(candidate.path) === deepest);
   if (best.length !== 1) return error;
-  // Only a branch that reached further than the union itself (or the only non-null branch) explains it.
-  if (candidates.length > 1 && deepest <= error.path.length) return error;
   return mostSpecificError(best[0]!, depth + 1);
 }
 
