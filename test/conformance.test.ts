@@ -4,6 +4,7 @@
 // field, never a 500, and the collection left unchanged).
 import { QdrantClient } from '@qdrant/js-client-rest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp } from './support/app.js';
 import { adminPassword, adminUsername, createAccessToken, createAuthApp, jwtSecret, loginAdmin } from './support/auth.js';
 import { makeDataDirectory, removeDataDirectory, startServer, type TestServer } from './support/server.js';
 
@@ -209,6 +210,47 @@ describe('collections', () => {
     expectError(await server.request('POST', '/collections/c-marked/points/search', { vector: [1, 2], limit: 1 }), 412, message);
     expectError(await server.request('PUT', '/collections/c-marked', { vectors: { size: 2, distance: 'Euclid' } }), 412, message);
     expectError(await server.request('DELETE', '/collections/c-marked'), 412, message);
+  });
+});
+
+describe('engine not initialized (spec §7.2 rule 1)', () => {
+  it('every collection and point route answers 412 Engine not initialized; GET / answers 200', async () => {
+    const loading = await createTestApp({ open: false });
+    try {
+      const routes: [string, string, unknown?][] = [
+        ['GET', '/collections'],
+        ['GET', '/collections/any'],
+        ['PUT', '/collections/any', { vectors: { size: 2, distance: 'Dot' } }],
+        ['PATCH', '/collections/any', {}],
+        ['DELETE', '/collections/any'],
+        ['GET', '/collections/any/exists'],
+        ['PUT', '/collections/any/points', { points: [] }],
+        ['POST', '/collections/any/points', { ids: [1] }],
+        ['GET', '/collections/any/points/1'],
+        ['POST', '/collections/any/points/delete', { points: [1] }],
+        ['PUT', '/collections/any/points/vectors', { points: [{ id: 1, vector: [1, 2] }] }],
+        ['POST', '/collections/any/points/payload', { payload: {}, points: [1] }],
+        ['PUT', '/collections/any/points/payload', { payload: {}, points: [1] }],
+        ['POST', '/collections/any/points/payload/delete', { keys: ['a'], points: [1] }],
+        ['POST', '/collections/any/points/payload/clear', { points: [1] }],
+        ['PUT', '/collections/any/index', { field_name: 'a' }],
+        ['DELETE', '/collections/any/index/a'],
+        ['POST', '/collections/any/points/count', {}],
+        ['POST', '/collections/any/points/search', { vector: [1, 2], limit: 1 }],
+        ['POST', '/collections/any/points/search/batch', { searches: [] }],
+        ['POST', '/collections/any/points/query', {}],
+        ['POST', '/collections/any/points/query/batch', { searches: [] }],
+        ['POST', '/collections/any/points/scroll', {}],
+      ];
+      for (const [method, url, body] of routes) {
+        const response = await loading.app.inject({ method: method as 'GET', url, ...(body === undefined ? {} : { payload: body as object }) });
+        expect(`${method} ${url} ${response.statusCode}`).toBe(`${method} ${url} 412`);
+        expect(response.json()).toEqual({ time: expect.any(Number), status: { error: 'Engine not initialized' } });
+      }
+      expect((await loading.app.inject({ method: 'GET', url: '/' })).statusCode).toBe(200);
+    } finally {
+      await loading.dispose();
+    }
   });
 });
 
@@ -463,6 +505,24 @@ describe('points — through the official client', () => {
     expect((await clientStatus(server.client.upsert(name, { wait: true, points: [{ id: 1, vector: [1, 2] }] }))).status).toBe(400);
   });
 
+  it('overwritePayload, updateCollection, deletePayloadIndex', async () => {
+    expect((await server.client.overwritePayload(name, { wait: true, points: [3], payload: { only: 1 } })).status).toBe('completed');
+    expect((await server.client.retrieve(name, { ids: [3] }))[0]!.payload).toEqual({ only: 1 });
+    expect(await server.client.updateCollection(name, { optimizers_config: { indexing_threshold: 2000 } })).toBe(true);
+    expect((await server.client.getCollection(name)).config.optimizer_config.indexing_threshold).toBe(2000);
+    expect((await server.client.deletePayloadIndex(name, 'city', { wait: true })).status).toBe('completed');
+    expect((await server.client.getCollection(name)).payload_schema).toEqual({});
+  });
+
+  it('upsert update_mode — insert_only keeps an existing point, update_only skips a missing one', async () => {
+    await server.client.upsert(name, { wait: true, points: [{ id: 40, vector: [1, 1, 1, 1], payload: { v: 1 } }] });
+    expectWriteResult(expectSuccess(await server.request('PUT', `/collections/${name}/points?wait=true`, { points: [{ id: 40, vector: [2, 2, 2, 2], payload: { v: 2 } }], update_mode: 'insert_only' })), true);
+    expect((await server.client.retrieve(name, { ids: [40] }))[0]!.payload).toEqual({ v: 1 });
+    expectWriteResult(expectSuccess(await server.request('PUT', `/collections/${name}/points?wait=true&update_mode=update_only`, { points: [{ id: 41, vector: [2, 2, 2, 2] }] })), true);
+    expect(await server.client.retrieve(name, { ids: [41] })).toEqual([]);
+    await server.client.delete(name, { wait: true, points: [40] });
+  });
+
   it('deleteCollection — true, then false', async () => {
     expectSuccess(await server.request('PUT', '/collections/p-client-gone', { vectors: { size: 2, distance: 'Dot' } }));
     expect(await server.client.deleteCollection('p-client-gone')).toBe(true);
@@ -587,6 +647,10 @@ describe('hostile bodies — 400 naming the field, collection unchanged', () => 
     ['POST', 'points/scroll', { offset: -1 }, 'offset'],
     ['POST', 'points/scroll', { filter: { must: [{ key: 'rank', range: { gt: [] } }] } }, 'filter.must[0].range'],
     ['POST', 'points/count', { exact: 'yes' }, 'exact'],
+    ['POST', 'points/count?timeout=soon', {}, 'timeout'],
+    ['POST', 'points/search?timeout=-5', { vector: [1, 0, 0, 0], limit: 1 }, 'timeout'],
+    ['PUT', 'index', { field_name: 'city', field_schema: { type: 'text', min_token_len: -1 } }, 'field_schema'],
+    ['PUT', 'index', { field_name: 'city', field_schema: { type: 'text', tokenizer: 'emoji' } }, 'field_schema'],
     ['POST', 'points/count', { filter: nestedFilter(40) }, 'filter'],
     ['POST', 'points/count', { filter: { should: [{ has_id: 'all' }] } }, 'filter.should[0]'],
   ];
