@@ -1,7 +1,7 @@
 // The one error handler: every failure leaves as the contract's envelope with the registry's
 // status. Unknown errors become 500 and are logged; client errors are not logged as errors.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { errors, isQuiverError, QuiverError, type ErrorKind } from '../errors.js';
+import { errors, isQuiverError, QuiverError, type ErrorKind, type FailedOperation } from '../errors.js';
 import type { AuthErrorEnvelope, ErrorEnvelope } from './envelope.js';
 
 const kindByStatus: Record<number, ErrorKind> = {
@@ -15,8 +15,24 @@ const kindByStatus: Record<number, ErrorKind> = {
   501: 'not_implemented',
 };
 
+/**
+ * The operation a route performs, for the spec's 500 wording (`Search failed: ...`): a failure
+ * nobody anticipated (a bug, a kernel error) still names what was being done.
+ */
+export function failedOperationOf(method: string, routeUrl: string | undefined): FailedOperation | undefined {
+  if (routeUrl === undefined || !routeUrl.startsWith('/collections')) return routeUrl?.startsWith('/auth') ? 'Authentication' : undefined;
+  const tail = routeUrl.replace(/^\/collections(\/:collection_name)?/, '');
+  if (tail === '' || tail === '/exists') return 'Collection operation';
+  if (tail === '/points' || tail === '/points/vectors') return method === 'PUT' ? 'Upsert' : 'Search';
+  if (tail === '/points/delete') return 'Delete';
+  if (tail.startsWith('/points/payload')) return 'Payload operation';
+  if (tail.startsWith('/index')) return 'Field index';
+  if (tail.startsWith('/points')) return 'Search';
+  return undefined;
+}
+
 /** Maps anything thrown to a registry error; framework client errors become 400s. */
-export function toQuiverError(error: unknown, bodyLimitBytes: number): QuiverError {
+export function toQuiverError(error: unknown, bodyLimitBytes: number, operation?: FailedOperation): QuiverError {
   if (isQuiverError(error)) return error;
   const framework = error as Partial<FastifyError>;
   switch (framework.code) {
@@ -35,6 +51,7 @@ export function toQuiverError(error: unknown, bodyLimitBytes: number): QuiverErr
   if (status !== undefined && status >= 400 && status < 500) {
     return new QuiverError(kindByStatus[status] ?? 'invalid_input', framework.message ?? 'Bad request');
   }
+  if (operation) return errors.internal(operation, error);
   return new QuiverError('internal', `Internal error: ${framework.message ?? String(error)}`, { cause: error });
 }
 
@@ -45,7 +62,7 @@ export function errorBody(error: QuiverError, request: FastifyRequest, reply: Fa
 
 export function registerErrorHandling(app: FastifyInstance, bodyLimitBytes: number): void {
   app.setErrorHandler((error, request, reply) => {
-    const quiverError = toQuiverError(error, bodyLimitBytes);
+    const quiverError = toQuiverError(error, bodyLimitBytes, failedOperationOf(request.method, request.routeOptions.url));
     if (quiverError.status >= 500 && quiverError.kind !== 'not_implemented') {
       request.log.error({ err: error, method: request.method, url: request.url }, quiverError.message);
     }
