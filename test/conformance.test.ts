@@ -237,6 +237,28 @@ describe('internal failures (spec §7.2: 500 messages start with the operation)'
   });
 });
 
+describe('request bodies (API.md §1: every client input error is a 400)', () => {
+  it('a body over the size limit, a non-JSON content type and an empty required body are 400s with the error envelope', async () => {
+    const small = await createTestApp({ overrides: { service: { max_request_size_mb: 0.001 } } });
+    try {
+      await small.app.inject({ method: 'PUT', url: '/collections/c', payload: { vectors: { size: 2, distance: 'Dot' } } });
+      const points = Array.from({ length: 100 }, (_, id) => ({ id, vector: [1, 2] }));
+      const tooLarge = await small.app.inject({ method: 'PUT', url: '/collections/c/points?wait=true', payload: { points } });
+      expect(tooLarge.statusCode).toBe(400);
+      expect(tooLarge.json()).toEqual({ time: expect.any(Number), status: { error: 'Request body is larger than the limit of 1048 bytes' } });
+      const plain = await small.app.inject({ method: 'POST', url: '/collections/c/points/count', payload: '{}', headers: { 'content-type': 'text/plain' } });
+      expect(plain.statusCode).toBe(400);
+      expect(plain.json().status.error).toMatch(/Content-Type/);
+      const empty = await small.app.inject({ method: 'PUT', url: '/collections/c/points', headers: { 'content-type': 'application/json' } });
+      expect(empty.statusCode).toBe(400);
+      expect(empty.json().status.error).toMatch(/body/);
+      expect((await small.app.inject({ method: 'POST', url: '/collections/c/points/count', payload: {} })).json().result).toEqual({ count: 0 });
+    } finally {
+      await small.dispose();
+    }
+  });
+});
+
 describe('engine not initialized (spec §7.2 rule 1)', () => {
   it('every collection and point route answers 412 Engine not initialized; GET / answers 200', async () => {
     const loading = await createTestApp({ open: false });
@@ -389,6 +411,13 @@ describe('points — raw HTTP shapes', () => {
     expectError(await server.request('POST', `/collections/${name}/points/query/batch`, queries), 400, /searches\[1\]\.query: expected 4, got 2$/);
     expect(expectError(await server.request('POST', `/collections/${name}/points/search`, { vector: [1, 0, 0, 0] }), 400)).toContain('limit');
     expect(expectError(await server.request('POST', `/collections/${name}/points/search`, { limit: 2 }), 400)).toContain('vector');
+  });
+
+  it('ScoredPoint.version — the operation id that last wrote the point', async () => {
+    const written = expectWriteResult(expectSuccess(await server.request('POST', `/collections/${name}/points/payload?wait=true`, { payload: { touched: true }, points: [2] })), true);
+    const [found] = expectSuccess(await server.request('POST', `/collections/${name}/points/search`, { vector: [0, 1, 0, 0], limit: 1 }));
+    expect(found).toMatchObject({ id: 2, version: written });
+    expectSuccess(await server.request('POST', `/collections/${name}/points/payload/delete?wait=true`, { keys: ['touched'], points: [2] }));
   });
 
   it('POST C/points/search/batch — [[ScoredPoint]]', async () => {
