@@ -413,6 +413,15 @@ describe('points — raw HTTP shapes', () => {
     expect(expectError(await server.request('POST', `/collections/${name}/points/search`, { limit: 2 }), 400)).toContain('vector');
   });
 
+  it('score_threshold — keeps score > t for Cosine (a score equal to t is dropped, API.md §4)', async () => {
+    const strict = expectSuccess(await server.request('POST', `/collections/${name}/points/search`, { vector: [1, 0, 0, 0], limit: 10, score_threshold: 1 }));
+    expect(strict).toEqual([]);
+    const loose = expectSuccess(await server.request('POST', `/collections/${name}/points/search`, { vector: [1, 0, 0, 0], limit: 10, score_threshold: 0.5 }));
+    expect(loose.map((point: any) => point.id)).toEqual([1, 5]);
+    const queried = expectSuccess(await server.request('POST', `/collections/${name}/points/query`, { query: [1, 0, 0, 0], score_threshold: 0.5 }));
+    expect(queried.points.map((point: any) => point.id)).toEqual([1, 5]);
+  });
+
   it('ScoredPoint.version — the operation id that last wrote the point', async () => {
     const written = expectWriteResult(expectSuccess(await server.request('POST', `/collections/${name}/points/payload?wait=true`, { payload: { touched: true }, points: [2] })), true);
     const [found] = expectSuccess(await server.request('POST', `/collections/${name}/points/search`, { vector: [0, 1, 0, 0], limit: 1 }));
