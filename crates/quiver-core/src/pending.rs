@@ -127,6 +127,13 @@ impl Pending {
         }
     }
 
+    /// Slots not yet linked, counted without copying (a slot re-upserted while being linked
+    /// counts twice until its first link finishes).
+    pub fn len(&self) -> usize {
+        let state = self.lock();
+        state.waiting.len() + state.working.len() + state.stranded.len()
+    }
+
     pub fn is_empty(&self) -> bool {
         let state = self.lock();
         state.waiting.is_empty() && state.working.is_empty()
