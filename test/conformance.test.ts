@@ -88,6 +88,24 @@ async function snapshot(name: string): Promise<unknown> {
   return { points: scrolled.points, points_count: info.points_count, payload_schema: info.payload_schema };
 }
 
+/** Holds the kernel's vector updates back, as a busy kernel would, until the returned release. */
+function holdKernelUpdates(collectionName: string): () => void {
+  const index = server.app.collections.get(collectionName).vectorIndex('');
+  const kernelUpsert = index.upsert.bind(index);
+  let open: () => void = () => undefined;
+  const gate = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  index.upsert = async (slots, vectors) => {
+    await gate;
+    return kernelUpsert(slots, vectors);
+  };
+  return () => {
+    open();
+    index.upsert = kernelUpsert;
+  };
+}
+
 describe('GET / and routing', () => {
   it('GET / — health check is not enveloped', async () => {
     const response = await server.request('GET', '/');
@@ -489,6 +507,22 @@ describe('points — raw HTTP shapes', () => {
     expectError(await server.request('PUT', `/collections/${name}/points/vectors`, { points: [{ id: 4, vector: [0, 0, 1] }] }), 400, /expected 4, got 3/);
   });
 
+  it('Cosine — an acknowledged upsert reads back normalised before the kernel has it, as after', async () => {
+    const release = holdKernelUpdates(name);
+    let early: unknown;
+    try {
+      expectWriteResult(expectSuccess(await server.request('PUT', `/collections/${name}/points?wait=false`, { points: [{ id: 50, vector: [3, 0, 4, 0] }] })), false);
+      early = expectSuccess(await server.request('POST', `/collections/${name}/points`, { ids: [50], with_vector: true }));
+    } finally {
+      release();
+    }
+    expect(early).toEqual([{ id: 50, payload: {}, vector: [0.6, 0, 0.8, 0] }]);
+    // A waited write queues behind the held one, so after it the kernel has the vector.
+    expectSuccess(await server.request('POST', `/collections/${name}/points/delete?wait=true`, { points: [99_999] }));
+    expect(expectSuccess(await server.request('POST', `/collections/${name}/points`, { ids: [50], with_vector: true }))).toEqual(early);
+    expectSuccess(await server.request('POST', `/collections/${name}/points/delete?wait=true`, { points: [50] }));
+  });
+
   it('POST C/points/delete — unknown ids are not an error; filter form', async () => {
     expectSuccess(await server.request('PUT', `/collections/${name}/points?wait=true`, { points: [{ id: 30, vector: [1, 2, 3, 4], payload: { temp: true } }] }));
     expectWriteResult(expectSuccess(await server.request('POST', `/collections/${name}/points/delete?wait=true`, { points: [31, 32] })), true);
@@ -529,6 +563,29 @@ describe('points — through the official client', () => {
     const page = await server.client.scroll(name, { limit: 4, with_payload: false });
     expect(page.points.map((point) => point.id)).toEqual([1, 2, 3, 4]);
     expect(page.next_page_offset).toBe(5);
+  });
+
+  it('an acknowledged upsert reads back whole before the kernel has it (never the new payload without its vector)', async () => {
+    const release = holdKernelUpdates(name);
+    try {
+      expect((await server.client.upsert(name, { wait: false, points: [{ id: 7, vector: [3, 3, 3, 3], payload: { city: 'Bergen' } }] })).status).toBe('acknowledged');
+      expect(await server.client.retrieve(name, { ids: [7], with_vector: true })).toEqual([{ id: 7, payload: { city: 'Bergen' }, vector: [3, 3, 3, 3] }]);
+      expect((await server.request('GET', `/collections/${name}/points/7`)).body.result).toEqual({ id: 7, payload: { city: 'Bergen' }, vector: [3, 3, 3, 3] });
+    } finally {
+      release();
+    }
+  });
+
+  it('an acknowledged vector update reads back its new vector before the kernel has it', async () => {
+    const release = holdKernelUpdates(name);
+    try {
+      expect((await server.client.updateVectors(name, { wait: false, points: [{ id: 7, vector: [0, 0, 0, 5] }] })).status).toBe('acknowledged');
+      expect(await server.client.retrieve(name, { ids: [7], with_vector: true, with_payload: false })).toEqual([{ id: 7, vector: [0, 0, 0, 5] }]);
+    } finally {
+      release();
+    }
+    await server.client.delete(name, { wait: true, points: [7] });
+    expect(await server.client.retrieve(name, { ids: [7] })).toEqual([]);
   });
 
   it('search, searchBatch, query, queryBatch', async () => {

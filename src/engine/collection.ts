@@ -139,6 +139,13 @@ export class Collection {
   private readsInFlight = 0;
 
   readonly indexes = new Map<string, VectorIndex>();
+  /**
+   * The vectors of the write between its commit and the end of its kernel update, by slot then
+   * name (null: removed). An acknowledged (wait=false) write is visible from its commit, so a
+   * record read in that window must show its new vectors with its new payload, not none or the
+   * old ones. The queue runs one write at a time, so this holds at most one write's vectors.
+   */
+  private readonly vectorsInFlight = new Map<number, Map<string, Float32Array | null>>();
   private lastOperation = 0;
   private checkpointedOperation = 0;
   private operationsSinceCheckpoint = 0;
@@ -337,8 +344,31 @@ export class Collection {
   /** The stored (Cosine: normalised) vector of a point, or undefined when it has none. */
   storedVector(entry: PointEntry, vectorName: string): Float32Array | undefined {
     const index = this.indexes.get(vectorName);
-    if (!index || !index.has(entry.slot)) return undefined;
+    if (!index) return undefined;
+    const inFlight = this.vectorInFlight(entry.slot, vectorName, index);
+    if (inFlight !== undefined) return inFlight ?? undefined;
+    if (!index.has(entry.slot)) return undefined;
     return index.vectors(Uint32Array.of(entry.slot));
+  }
+
+  /** The in-flight vector of a slot in stored form (Cosine: normalised, as the kernel stores it);
+   * null when the write removes it, undefined when no write in flight touches it. */
+  private vectorInFlight(slot: number, vectorName: string, index: VectorIndex): Float32Array | null | undefined {
+    const vector = this.vectorsInFlight.get(slot)?.get(vectorName);
+    if (vector === undefined || vector === null || index.distance !== 'Cosine') return vector;
+    let squares = 0;
+    for (const value of vector) squares += value * value;
+    const norm = Math.sqrt(squares);
+    return norm > 0 ? vector.map((value) => value / norm) : vector;
+  }
+
+  /** Marks one write's vectors as in flight until `apply` (its kernel update) settles. */
+  private async applyingVectors(slots: number[], apply: () => Promise<void>): Promise<void> {
+    try {
+      await apply();
+    } finally {
+      for (const slot of slots) this.vectorsInFlight.delete(slot);
+    }
   }
 
   /** Checks `with_vector` names against the collection (400 for an unknown one). */
@@ -364,7 +394,12 @@ export class Collection {
       const index = this.vectorIndex(name, 'with_vector');
       const rows = index.vectors(slots);
       const dimension = index.dimension;
-      entries.forEach((_entry, position) => {
+      entries.forEach((entry, position) => {
+        const inFlight = this.vectorInFlight(entry.slot, name, index);
+        if (inFlight !== undefined) {
+          if (inFlight !== null) named[position]![name] = float32RowToNumbers(inFlight, 0, dimension);
+          return;
+        }
         // A NaN first element marks a slot without this vector (vector-index.ts).
         if (Number.isNaN(rows[position * dimension])) return;
         named[position]![name] = float32RowToNumbers(rows, position * dimension, dimension);
@@ -543,13 +578,20 @@ export class Collection {
         };
       },
       commit: (changes) => {
-        for (const { previous, entry } of changes) {
+        for (const { point, previous, entry } of changes) {
+          const vectors = new Map<string, Float32Array | null>();
+          for (const name of this.indexes.keys()) {
+            const vector = point.vectors.get(name);
+            if (vector) vectors.set(name, vector);
+            else if (previous) vectors.set(name, null);
+          }
+          this.vectorsInFlight.set(entry.slot, vectors);
           this.pointsByKey.set(entry.key, entry);
           this.pointsBySlot[entry.slot] = entry;
           this.notifyPayload(entry.slot, entry.id, previous?.payload, entry.payload);
         }
       },
-      apply: async (changes) => {
+      apply: (changes) => this.applyingVectors(changes.map(({ entry }) => entry.slot), async () => {
         for (const [name, index] of this.indexes) {
           const slots: number[] = [];
           const rows: Float32Array[] = [];
@@ -564,7 +606,7 @@ export class Collection {
           if (slots.length > 0) await index.upsert(Uint32Array.from(slots), concatenate(rows, index.dimension));
           if (removed.length > 0) await index.delete(Uint32Array.from(removed));
         }
-      },
+      }),
     });
   }
 
@@ -639,12 +681,13 @@ export class Collection {
         return { plan: changes, kind: 'update_vectors', slots: changes.map((change) => change.entry.slot), batch };
       },
       commit: (changes) => {
-        for (const { entry } of changes) {
+        for (const { entry, vectors } of changes) {
+          this.vectorsInFlight.set(entry.slot, new Map(vectors));
           this.pointsByKey.set(entry.key, entry);
           this.pointsBySlot[entry.slot] = entry;
         }
       },
-      apply: async (changes) => {
+      apply: (changes) => this.applyingVectors(changes.map(({ entry }) => entry.slot), async () => {
         for (const [name, index] of this.indexes) {
           const slots: number[] = [];
           const rows: Float32Array[] = [];
@@ -656,7 +699,7 @@ export class Collection {
           }
           if (slots.length > 0) await index.upsert(Uint32Array.from(slots), concatenate(rows, index.dimension));
         }
-      },
+      }),
     });
   }
 
