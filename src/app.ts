@@ -7,7 +7,7 @@ import type { Config } from './config.js';
 import { CollectionRegistry } from './engine/collection-registry.js';
 import { attachFilters } from './filter/collection-filters.js';
 import { Engine } from './engine/engine.js';
-import { registerErrorHandling } from './http/error-handler.js';
+import { frameworkErrorHandler, registerErrorHandling } from './http/error-handler.js';
 import { registerJsonBody } from './http/json-body.js';
 import { registerReadinessGuard } from './http/readiness.js';
 import { registerRoutes } from './http/routes.js';
@@ -31,12 +31,14 @@ export interface BuildOptions {
 export function buildApp(config: Config, options: BuildOptions = {}): FastifyInstance {
   const logger = options.logger ?? createLogger(config);
   const bodyLimitBytes = Math.floor(config.service.max_request_size_mb * 1024 * 1024);
+  const maxParamLength = 1024;
   const app = Fastify({
     loggerInstance: logger,
     // Per-request logs would cost more than a search; failures are still logged.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: bodyLimitBytes,
-    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1024 },
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength },
+    frameworkErrors: frameworkErrorHandler(maxParamLength),
     return503OnClosing: true,
   }) as unknown as FastifyInstance;
 

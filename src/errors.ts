@@ -85,6 +85,8 @@ export const errors = {
   collectionExists: (name: string) => new QuiverError('conflict', `Collection already exists: ${name}`),
   pointNotFound: (id: string) => new QuiverError('not_found', `Point with id ${id} does not exist`),
   routeNotFound: (method: string, url: string) => new QuiverError('not_found', `Not found: ${method} ${url}`),
+  pathParameterTooLong: (limit: number) => new QuiverError('invalid_input', `Bad request: a path parameter is longer than ${limit} characters`),
+  badUrl: (detail: string) => new QuiverError('invalid_input', `Bad request: ${detail}`),
 
   engineNotInitialized: () => new QuiverError('precondition_failed', 'Engine not initialized'),
   collectionMarkedForDeletion: (name: string) =>

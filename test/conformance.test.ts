@@ -126,6 +126,12 @@ describe('GET / and routing', () => {
     expect(expectSuccess(await server.request('POST', '/collections/trailing/points/count/', {})).count).toBe(5);
   });
 
+  it('an over-long path parameter or a malformed URL — 400 with the error envelope (not fastify\'s own body)', async () => {
+    expectError(await server.request('GET', `/collections/trailing/points/${'1'.repeat(2000)}`), 400, 'Bad request: a path parameter is longer than 1024 characters');
+    expectError(await server.request('DELETE', `/collections/trailing/index/${'x'.repeat(2000)}`), 400, /path parameter is longer/);
+    expectError(await server.request('GET', '/collections/%E0%A4%A'), 400, /^Bad request: /);
+  });
+
   it('spec §4.6 groups — 501 with the error envelope', async () => {
     expectError(await server.request('GET', '/aliases'), 501);
     expectError(await server.request('POST', '/collections/trailing/points/recommend', {}), 501);

@@ -60,6 +60,18 @@ export function errorBody(error: QuiverError, request: FastifyRequest, reply: Fa
   return { time: reply.elapsedTime / 1000, status: { error: error.message } };
 }
 
+/**
+ * Fastify's `frameworkErrors`: a malformed or over-long URL is refused before any route runs,
+ * and would otherwise leave in fastify's own body (and as a 414). Same envelope, 400.
+ */
+export function frameworkErrorHandler(maxParamLength: number) {
+  return (error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void => {
+    const quiverError = error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? errors.pathParameterTooLong(maxParamLength) : errors.badUrl(error.message);
+    const body: ErrorEnvelope = { time: reply.elapsedTime / 1000, status: { error: quiverError.message } };
+    void reply.status(quiverError.status).send(body);
+  };
+}
+
 export function registerErrorHandling(app: FastifyInstance, bodyLimitBytes: number): void {
   app.setErrorHandler((error, request, reply) => {
     const quiverError = toQuiverError(error, bodyLimitBytes, failedOperationOf(request.method, request.routeOptions.url));
