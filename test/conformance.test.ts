@@ -164,6 +164,9 @@ describe('collections', () => {
     for (const key of ['vectors', 'shard_number', 'replication_factor', 'write_consistency_factor', 'on_disk_payload']) expect(info.config.params).toHaveProperty(key);
     expect(info.config.params.vectors).toEqual({ size: dimension, distance: 'Cosine' });
     expect(info.config.hnsw_config).toMatchObject({ m: 16, ef_construct: 100, full_scan_threshold: 10000 });
+    // The fields the Qdrant client types mark as required in the nested configs.
+    for (const key of ['deleted_threshold', 'vacuum_min_vector_number', 'default_segment_number', 'flush_interval_sec']) expect(info.config.optimizer_config).toHaveProperty(key);
+    for (const key of ['wal_capacity_mb', 'wal_segments_ahead']) expect(info.config.wal_config).toHaveProperty(key);
     expect(info.payload_schema).toEqual({});
   });
 
