@@ -11,7 +11,7 @@ import { errors } from '../errors.js';
 import { parseJson } from '../json/parse.js';
 import { serializeJson } from '../json/serialize.js';
 import { createVectorIndex } from '../native/index.js';
-import type { SearchOptions, VectorIndex, VectorIndexOptions } from '../native/vector-index.js';
+import type { SearchOptions, SearchResult, VectorIndex, VectorIndexOptions } from '../native/vector-index.js';
 import { encodePointIdBytes, formatPointId, pointIdKey, type PointId } from '../points/ids.js';
 import { selectPayload, type Payload, type PayloadSelection, type VectorSelection } from '../points/selectors.js';
 import { float32RowToNumbers, type VectorLayout } from '../points/vectors.js';
@@ -298,20 +298,23 @@ export class Collection {
     if (query.length !== index.dimension) throw errors.dimensionMismatch('vector', index.dimension, query.length);
     this.readsInFlight += 1;
     try {
-      const found = await index.search(query, k, options);
-      const points: PointEntry[] = [];
-      const scores: number[] = [];
-      for (let position = 0; position < found.slots.length; position += 1) {
-        const entry = this.pointsBySlot[found.slots[position]!];
-        // A point deleted while the search ran is left out, never misreported.
-        if (entry === undefined) continue;
-        points.push(entry);
-        scores.push(found.scores[position]!);
-      }
-      return { points, scores };
+      return this.livePointsOf(await index.search(query, k, options));
     } finally {
       this.readsInFlight -= 1;
     }
+  }
+
+  /** A kernel result as points; a point deleted while the search ran is left out, never misreported. */
+  private livePointsOf(found: SearchResult): NearestResult {
+    const points: PointEntry[] = [];
+    const scores: number[] = [];
+    for (let position = 0; position < found.slots.length; position += 1) {
+      const entry = this.pointsBySlot[found.slots[position]!];
+      if (entry === undefined) continue;
+      points.push(entry);
+      scores.push(found.scores[position]!);
+    }
+    return { points, scores };
   }
 
   /** Several queries under one vector name, in one kernel call. */
@@ -325,17 +328,7 @@ export class Collection {
     this.readsInFlight += 1;
     try {
       const found = await index.searchBatch(concatenate(queries, index.dimension), k, options);
-      return found.map((result) => {
-        const points: PointEntry[] = [];
-        const scores: number[] = [];
-        for (let position = 0; position < result.slots.length; position += 1) {
-          const entry = this.pointsBySlot[result.slots[position]!];
-          if (entry === undefined) continue;
-          points.push(entry);
-          scores.push(result.scores[position]!);
-        }
-        return { points, scores };
-      });
+      return found.map((result) => this.livePointsOf(result));
     } finally {
       this.readsInFlight -= 1;
     }
