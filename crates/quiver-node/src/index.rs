@@ -243,9 +243,12 @@ impl NativeVectorIndex {
         Ok(self.index()?.has(slot))
     }
 
+    /// Also brings V8's view of native memory up to date (the graph grows in the background,
+    /// after the upsert that caused it has already reported).
     #[napi(catch_unwind)]
-    pub fn stats(&self) -> Result<NativeStats> {
+    pub fn stats(&self, env: Env) -> Result<NativeStats> {
         let stats = self.index()?.stats();
+        self.memory.set(&env, stats.memory_bytes as i64);
         Ok(NativeStats {
             count: stats.count as f64,
             indexed_count: stats.indexed_count as f64,
