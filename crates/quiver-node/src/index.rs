@@ -6,7 +6,7 @@
 use crate::completions::{Channel, CompletionChannel};
 use crate::errors::{closed, guarded, invalid, to_napi};
 use crate::result_bytes::ResultBytes;
-use crate::tasks::{self, run_async, run_waiting, Queries, SearchRequest};
+use crate::tasks::{self, run_file_job, run_waiting, Queries, SearchRequest};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use quiver_core::{IndexParams, Metric, VectorIndex};
@@ -119,7 +119,7 @@ impl NativeVectorIndex {
     pub fn load<'env>(env: &'env Env, path: String, completions: &CompletionChannel) -> Result<Object<'env>> {
         let path = PathBuf::from(path);
         let channel = completions.channel();
-        run_async(
+        run_file_job(
             env,
             move || VectorIndex::load(&path).map_err(to_napi),
             move |env, (index, last_operation_id)| {
@@ -268,7 +268,7 @@ impl NativeVectorIndex {
         let last_operation_id = ensure_integer("lastOperationId", last_operation_id)?;
         let index = self.index()?;
         let path = PathBuf::from(path);
-        run_async(env, move || index.save(&path, last_operation_id).map_err(to_napi), |_env, ()| Ok(()))
+        run_file_job(env, move || index.save(&path, last_operation_id).map_err(to_napi), |_env, ()| Ok(()))
     }
 
     /// Drops this handle's reference; memory is freed once running tasks finish. Idempotent.

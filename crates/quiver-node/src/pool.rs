@@ -22,17 +22,18 @@ pub struct Pool {
 }
 
 static POOL: OnceLock<&'static Pool> = OnceLock::new();
+static FILE_POOL: OnceLock<&'static Pool> = OnceLock::new();
 
 fn thread_count() -> usize {
     std::thread::available_parallelism().map_or(2, |cores| cores.get()).clamp(1, 64)
 }
 
 impl Pool {
-    fn start() -> &'static Pool {
+    fn start(name: &str, threads: usize) -> &'static Pool {
         // Leaked on purpose: threads that outlive a job may still touch it during exit.
         let pool: &'static Pool = Box::leak(Box::new(Pool { state: Mutex::new(PoolState { jobs: VecDeque::new(), shutdown: false }), ready: Condvar::new() }));
-        for number in 0..thread_count() {
-            let _ = std::thread::Builder::new().name(format!("quiver-kernel-{number}")).spawn(move || pool.run());
+        for number in 0..threads {
+            let _ = std::thread::Builder::new().name(format!("{name}-{number}")).spawn(move || pool.run());
         }
         pool
     }
@@ -77,15 +78,27 @@ impl Pool {
     }
 }
 
-/// The process-wide pool; the first caller registers its teardown with `env`.
-pub fn pool(env: &napi::Env) -> &'static Pool {
+fn shared(cell: &'static OnceLock<&'static Pool>, env: &napi::Env, name: &str, threads: usize) -> &'static Pool {
     let mut created = false;
-    let pool = *POOL.get_or_init(|| {
+    let pool = *cell.get_or_init(|| {
         created = true;
-        Pool::start()
+        Pool::start(name, threads)
     });
     if created {
         let _ = env.add_env_cleanup_hook(pool, |pool| pool.shutdown());
     }
     pool
+}
+
+/// The process-wide pool for searches and upserts (one thread per core); the first caller
+/// registers its teardown with `env`.
+pub fn pool(env: &napi::Env) -> &'static Pool {
+    shared(&POOL, env, "quiver-kernel", thread_count())
+}
+
+/// One thread for checkpoint save and load: a multi-second write of a large index must not
+/// take a search thread, and checkpoints of many collections run one after another rather
+/// than all at once against the disk.
+pub fn file_pool(env: &napi::Env) -> &'static Pool {
+    shared(&FILE_POOL, env, "quiver-files", 1)
 }

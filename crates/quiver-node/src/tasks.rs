@@ -7,7 +7,7 @@ use crate::errors::{guarded, to_napi};
 use crate::completions::{Channel, Completion};
 use crate::index::MemoryReport;
 use crate::result_bytes::ResultBytes;
-use crate::pool::pool;
+use crate::pool::{file_pool, pool, Pool};
 use napi::bindgen_prelude::*;
 use quiver_core::{AllowedSlots, Hit, SearchParams, VectorIndex};
 use std::sync::Arc;
@@ -23,8 +23,34 @@ where
     T: Send + 'static,
     D: ToNapiValue + 'static,
 {
+    run_on(env, pool(env), work, finish)
+}
+
+/// `run_async` on the file thread (checkpoint save and load).
+pub fn run_file_job<'env, T, D>(
+    env: &'env Env,
+    work: impl FnOnce() -> Result<T> + Send + 'static,
+    finish: impl FnOnce(Env, T) -> Result<D> + Send + 'static,
+) -> Result<Object<'env>>
+where
+    T: Send + 'static,
+    D: ToNapiValue + 'static,
+{
+    run_on(env, file_pool(env), work, finish)
+}
+
+fn run_on<'env, T, D>(
+    env: &'env Env,
+    target: &'static Pool,
+    work: impl FnOnce() -> Result<T> + Send + 'static,
+    finish: impl FnOnce(Env, T) -> Result<D> + Send + 'static,
+) -> Result<Object<'env>>
+where
+    T: Send + 'static,
+    D: ToNapiValue + 'static,
+{
     let (deferred, promise) = env.create_deferred()?;
-    pool(env).submit(Box::new(move || match guarded(work) {
+    target.submit(Box::new(move || match guarded(work) {
         Ok(value) => deferred.resolve(move |env| finish(env, value)),
         Err(error) => deferred.reject(error),
     }));
