@@ -118,6 +118,16 @@ impl VectorStore {
         entry != 0 && entry & DELETED == 0
     }
 
+    /// The vector of a live slot (None for empty and deleted ones), from one slot-table read.
+    #[inline(always)]
+    pub fn live_vector(&self, slot: u32) -> Option<&[f32]> {
+        let entry = self.entry(slot);
+        if entry == 0 || entry & DELETED != 0 {
+            return None;
+        }
+        Some(self.arena.row(((entry & ROW_MASK) - 1) as usize))
+    }
+
     /// The vector of a live or deleted slot (deleted ones are still walked through).
     #[inline(always)]
     pub fn vector(&self, slot: u32) -> Option<&[f32]> {
