@@ -6,7 +6,7 @@ import { errors } from '../errors.js';
 import type { PointSelector } from '../engine/point-selection.js';
 import { clearPayload, deletePayloadKeys, overwritePayload, setPayload } from '../payload/operations.js';
 import { parsePath, PathSyntaxError, type Payload, type PayloadPath } from '../payload/path.js';
-import { CollectionParamsSchema, PointIdSchema, WriteQuerySchema, type CollectionParams, type WriteQuery } from '../points/request-schemas.js';
+import { CollectionParamsSchema, PointSelectorFields, WriteQuerySchema, type CollectionParams, type WriteQuery } from '../points/request-schemas.js';
 import { success } from './envelope.js';
 import { parsePointSelector } from './points.js';
 import { routeSettings } from './route-config.js';
@@ -16,10 +16,8 @@ const strict = { additionalProperties: false } as const;
 const SetPayloadBodySchema = Type.Object(
   {
     payload: Type.Record(Type.String(), Type.Unknown()),
-    points: Type.Optional(Type.Array(PointIdSchema)),
-    filter: Type.Optional(Type.Unknown()),
     key: Type.Optional(Type.Union([Type.String(), Type.Null()])),
-    shard_key: Type.Optional(Type.Unknown()),
+    ...PointSelectorFields,
   },
   strict,
 );
@@ -28,9 +26,7 @@ type SetPayloadBody = Static<typeof SetPayloadBodySchema>;
 const DeletePayloadBodySchema = Type.Object(
   {
     keys: Type.Array(Type.String()),
-    points: Type.Optional(Type.Array(PointIdSchema)),
-    filter: Type.Optional(Type.Unknown()),
-    shard_key: Type.Optional(Type.Unknown()),
+    ...PointSelectorFields,
   },
   strict,
 );
@@ -38,9 +34,7 @@ type DeletePayloadBody = Static<typeof DeletePayloadBodySchema>;
 
 const ClearPayloadBodySchema = Type.Object(
   {
-    points: Type.Optional(Type.Array(PointIdSchema)),
-    filter: Type.Optional(Type.Unknown()),
-    shard_key: Type.Optional(Type.Unknown()),
+    ...PointSelectorFields,
   },
   strict,
 );

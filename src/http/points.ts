@@ -9,6 +9,7 @@ import {
   CollectionParamsSchema,
   PointIdSchema,
   PointParamsSchema,
+  PointSelectorFields,
   ReadQuerySchema,
   UpdateModeSchema,
   WriteQuerySchema,
@@ -66,9 +67,7 @@ type RetrieveBody = Static<typeof RetrieveBodySchema>;
 
 const DeleteBodySchema = Type.Object(
   {
-    points: Type.Optional(Type.Array(PointIdSchema)),
-    filter: Type.Optional(Type.Unknown()),
-    shard_key: Type.Optional(Type.Unknown()),
+    ...PointSelectorFields,
   },
   strict,
 );
