@@ -1,7 +1,7 @@
 // Point routes with raw HTTP (docs/api.md §1-§3): the exact envelope and result shapes of every
 // point, payload, index, count, search and scroll endpoint, and their 400 messages.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { basePoints, createWithPoints, dimension, holdKernelUpdates, snapshot } from '../support/base-points.js';
+import { basePoints, createWithPoints, holdKernelUpdates, snapshot } from '../support/base-points.js';
 import { expectError, expectSuccess, expectWriteResult } from '../support/envelope.js';
 import { serverForFile } from '../support/server.js';
 
