@@ -23,9 +23,8 @@ import { randomSample } from './random-sample.js';
 import { combinedFilter, StageFilters, type FilterUse } from './stage-filters.js';
 import { withThreshold, type StageOutput } from './stage-output.js';
 
-// The executor's types, where its callers (the search service, the filter bridge) import them.
+// Defined in ./query-environment.ts; also exported here, where the filter bridge imports SlotSet from.
 export type { QueryEnvironment, SlotSet } from './query-environment.js';
-export type { Scored, StageOutput } from './stage-output.js';
 
 export class QueryRun {
   /** Keys of points used as examples in this collection: never returned. */

@@ -4,10 +4,12 @@
 // (its slow twin, which the tests compare it with).
 import type { Collection } from '../engine/collection.js';
 import { vectorSelection } from '../points/selectors.js';
-import { QueryRun, type QueryEnvironment, type StageOutput } from './execute.js';
+import { QueryRun } from './execute.js';
 import { nearestBatchGroups, runNearestGroup } from './nearest-batch.js';
 import type { QueryPlan } from './plan.js';
+import type { QueryEnvironment } from './query-environment.js';
 import { toScoredPoints, type ScoredPoint } from './scored-points.js';
+import type { StageOutput } from './stage-output.js';
 
 export type { ScoredPoint } from './scored-points.js';
 
