@@ -14,9 +14,8 @@ import {
   buildCollectionConfig,
   ConfigProblem,
   type CollectionConfig,
-  type CreateCollectionRequest,
-  type UpdateCollectionRequest,
 } from './collection-config.js';
+import type { CreateCollectionRequest, UpdateCollectionRequest } from './collection-request-schemas.js';
 import { validateCollectionName } from './collection-name.js';
 import { recoverCollection } from './collection-recovery.js';
 import { Collection } from './collection.js';

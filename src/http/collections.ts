@@ -9,7 +9,7 @@ import {
   withoutDefaultNulls,
   type CreateCollectionRequest,
   type UpdateCollectionRequest,
-} from '../engine/collection-config.js';
+} from '../engine/collection-request-schemas.js';
 import { CollectionParamsSchema, ReadQuerySchema, WriteQuerySchema, type CollectionParams } from '../points/request-schemas.js';
 import { success } from './envelope.js';
 import { routeSettings } from './route-config.js';

@@ -2,7 +2,7 @@
 // filter planner, and the configured limits.
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.js';
-import type { QueryEnvironment } from './execute.js';
+import type { QueryEnvironment } from './query-environment.js';
 import { allowedSlots } from './filter-bridge.js';
 import type { RequestLimits } from './request.js';
 

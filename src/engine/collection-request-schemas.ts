@@ -1,0 +1,200 @@
+// The collection request schemas (docs/api.md §4): the TypeBox shapes of the create and update
+// bodies, and the null-stripping they are checked after. Rules that span fields or need the
+// configured limits live with the configuration model in ./collection-config.ts, which raises
+// them naming the field.
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+
+/**
+ * Optional. `null` also means "default" (API.md §4): requests have their nulls removed by
+ * `withoutDefaultNulls` before these schemas check them, so errors name the exact field.
+ */
+function Nullable<Schema extends TSchema>(schema: Schema) {
+  return Type.Optional(schema);
+}
+
+/** Keys whose objects are free JSON where a null is meaningful (metadata: null removes a key). */
+const freeJsonKeys = new Set(['metadata', 'strict_mode_config', 'init_from']);
+
+/** A request without its "default" nulls, except inside free-JSON objects. */
+export function withoutDefaultNulls(value: unknown): unknown {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
+  const result: Record<string, unknown> = {};
+  for (const [key, child] of Object.entries(value as Record<string, unknown>)) {
+    if (child === null || child === undefined) continue;
+    result[key] = freeJsonKeys.has(key) ? child : withoutDefaultNulls(child);
+  }
+  return result;
+}
+
+const strict = { additionalProperties: false } as const;
+const PositiveInteger = Type.Integer({ minimum: 1 });
+const NonNegativeInteger = Type.Integer({ minimum: 0 });
+
+export const DistanceSchema = Type.Union([Type.Literal('Cosine'), Type.Literal('Euclid'), Type.Literal('Dot'), Type.Literal('Manhattan')]);
+
+export const HnswConfigSchema = Type.Object(
+  {
+    m: Nullable(NonNegativeInteger),
+    ef_construct: Nullable(Type.Integer({ minimum: 4 })),
+    full_scan_threshold: Nullable(Type.Integer({ minimum: 10 })),
+    max_indexing_threads: Nullable(NonNegativeInteger),
+    on_disk: Nullable(Type.Boolean()),
+    payload_m: Nullable(NonNegativeInteger),
+    inline_storage: Nullable(Type.Boolean()),
+  },
+  strict,
+);
+
+const ScalarQuantization = Type.Object(
+  {
+    scalar: Type.Object(
+      {
+        type: Type.Literal('int8'),
+        quantile: Nullable(Type.Number({ minimum: 0.5, maximum: 1 })),
+        always_ram: Nullable(Type.Boolean()),
+      },
+      strict,
+    ),
+  },
+  strict,
+);
+const ProductQuantization = Type.Object(
+  {
+    product: Type.Object(
+      {
+        compression: Type.Union(['x4', 'x8', 'x16', 'x32', 'x64'].map((value) => Type.Literal(value))),
+        always_ram: Nullable(Type.Boolean()),
+      },
+      strict,
+    ),
+  },
+  strict,
+);
+const BinaryQuantization = Type.Object(
+  {
+    binary: Type.Object(
+      {
+        always_ram: Nullable(Type.Boolean()),
+        encoding: Nullable(Type.Union(['one_bit', 'two_bits', 'one_and_half_bits'].map((value) => Type.Literal(value)))),
+        query_encoding: Nullable(Type.Union(['default', 'binary', 'scalar4bits', 'scalar8bits'].map((value) => Type.Literal(value)))),
+      },
+      strict,
+    ),
+  },
+  strict,
+);
+export const QuantizationConfigSchema = Type.Union([ScalarQuantization, ProductQuantization, BinaryQuantization]);
+
+export const VectorParamsSchema = Type.Object(
+  {
+    size: PositiveInteger,
+    distance: DistanceSchema,
+    hnsw_config: Nullable(HnswConfigSchema),
+    quantization_config: Nullable(QuantizationConfigSchema),
+    on_disk: Nullable(Type.Boolean()),
+    datatype: Nullable(Type.Union(['float32', 'float16', 'uint8'].map((value) => Type.Literal(value)))),
+    multivector_config: Nullable(Type.Object({ comparator: Type.Literal('max_sim') }, strict)),
+  },
+  strict,
+);
+export type VectorParams = Static<typeof VectorParamsSchema>;
+
+export const OptimizersConfigSchema = Type.Object(
+  {
+    deleted_threshold: Nullable(Type.Number({ minimum: 0, maximum: 1 })),
+    vacuum_min_vector_number: Nullable(Type.Integer({ minimum: 100 })),
+    default_segment_number: Nullable(NonNegativeInteger),
+    max_segment_size: Nullable(NonNegativeInteger),
+    memmap_threshold: Nullable(NonNegativeInteger),
+    indexing_threshold: Nullable(NonNegativeInteger),
+    flush_interval_sec: Nullable(NonNegativeInteger),
+    max_optimization_threads: Nullable(Type.Union([NonNegativeInteger, Type.Literal('auto')])),
+    prevent_unoptimized: Nullable(Type.Boolean()),
+  },
+  strict,
+);
+
+export const WalConfigSchema = Type.Object(
+  {
+    wal_capacity_mb: Nullable(PositiveInteger),
+    wal_segments_ahead: Nullable(NonNegativeInteger),
+    wal_retain_closed: Nullable(NonNegativeInteger),
+  },
+  strict,
+);
+
+export const SparseVectorParamsSchema = Type.Object(
+  {
+    index: Nullable(
+      Type.Object(
+        {
+          full_scan_threshold: Nullable(NonNegativeInteger),
+          on_disk: Nullable(Type.Boolean()),
+          datatype: Nullable(Type.Union(['float32', 'float16', 'uint8'].map((value) => Type.Literal(value)))),
+        },
+        strict,
+      ),
+    ),
+    modifier: Nullable(Type.Union([Type.Literal('none'), Type.Literal('idf')])),
+  },
+  strict,
+);
+
+const FreeObject = Type.Record(Type.String(), Type.Unknown());
+const VectorsSchema = Type.Union([VectorParamsSchema, Type.Record(Type.String(), VectorParamsSchema)]);
+
+export const CreateCollectionSchema = Type.Object(
+  {
+    vectors_config: Nullable(VectorsSchema),
+    vectors: Nullable(VectorsSchema),
+    shard_number: Nullable(PositiveInteger),
+    sharding_method: Nullable(Type.Union([Type.Literal('auto'), Type.Literal('custom')])),
+    replication_factor: Nullable(PositiveInteger),
+    write_consistency_factor: Nullable(PositiveInteger),
+    on_disk_payload: Nullable(Type.Boolean()),
+    hnsw_config: Nullable(HnswConfigSchema),
+    wal_config: Nullable(WalConfigSchema),
+    optimizers_config: Nullable(OptimizersConfigSchema),
+    quantization_config: Nullable(QuantizationConfigSchema),
+    sparse_vectors: Nullable(Type.Record(Type.String(), SparseVectorParamsSchema)),
+    strict_mode_config: Nullable(FreeObject),
+    metadata: Nullable(FreeObject),
+    init_from: Nullable(FreeObject),
+  },
+  strict,
+);
+export type CreateCollectionRequest = Static<typeof CreateCollectionSchema>;
+
+const VectorParamsDiffSchema = Type.Object(
+  {
+    hnsw_config: Nullable(HnswConfigSchema),
+    quantization_config: Nullable(Type.Union([QuantizationConfigSchema, Type.Literal('Disabled')])),
+    on_disk: Nullable(Type.Boolean()),
+  },
+  strict,
+);
+
+export const UpdateCollectionSchema = Type.Object(
+  {
+    vectors: Nullable(Type.Record(Type.String(), VectorParamsDiffSchema)),
+    optimizers_config: Nullable(OptimizersConfigSchema),
+    params: Nullable(
+      Type.Object(
+        {
+          replication_factor: Nullable(PositiveInteger),
+          write_consistency_factor: Nullable(PositiveInteger),
+          read_fan_out_factor: Nullable(NonNegativeInteger),
+          on_disk_payload: Nullable(Type.Boolean()),
+        },
+        strict,
+      ),
+    ),
+    hnsw_config: Nullable(HnswConfigSchema),
+    quantization_config: Nullable(Type.Union([QuantizationConfigSchema, Type.Literal('Disabled')])),
+    sparse_vectors: Nullable(Type.Record(Type.String(), SparseVectorParamsSchema)),
+    strict_mode_config: Nullable(FreeObject),
+    metadata: Nullable(FreeObject),
+  },
+  strict,
+);
+export type UpdateCollectionRequest = Static<typeof UpdateCollectionSchema>;

@@ -1,0 +1,75 @@
+// Stages that order points by a key rather than rank them by a score: no query at all (ids
+// ascending, exactly as scroll pages them) and order_by. Over the whole collection both are
+// answered by the filter module's scroll, so they agree with it to the point; over prefetched
+// points order_by reads each candidate's payload. Scores are 0.
+import type { Collection, PointEntry } from '../engine/collection.js';
+import { scroll } from '../filter/scroll.js';
+import { comparePointIds } from '../points/ids.js';
+import { isCandidate } from './candidates.js';
+import { fieldPath } from './field-path.js';
+import { orderBoundary, orderByPath, orderValueOf } from './order-value.js';
+import type { OrderBySpec, QueryStage } from './plan.js';
+import type { Scored, StageOutput } from './stage-output.js';
+
+/** Scroll's answer as scored points, leaving out excluded ids, at most `limit` of them. */
+function fromScroll(collection: Collection, found: ReturnType<typeof scroll>, excluded: ReadonlySet<string>, limit: number): Scored[] {
+  const points: Scored[] = [];
+  for (const record of found.points) {
+    const entry = collection.pointById(record.id);
+    if (!isCandidate(entry, undefined, excluded) || points.length === limit) continue;
+    points.push({ entry, score: 0, ...(record.order_value !== undefined ? { orderValue: record.order_value } : {}) });
+  }
+  return points;
+}
+
+/** No query: points by id ascending, exactly as scroll pages them. */
+export function pointsById(collection: Collection, filter: unknown, excluded: ReadonlySet<string>, limit: number): StageOutput {
+  const found = scroll(collection, {
+    offset: undefined,
+    limit: limit + excluded.size,
+    filter,
+    orderBy: undefined,
+    payload: { kind: 'none' },
+    vector: { kind: 'none' },
+  });
+  return { order: 'larger_better', points: fromScroll(collection, found, excluded, limit) };
+}
+
+/**
+ * order_by over the whole collection walks the key's range index, exactly as scroll with
+ * order_by does (same 400 without a range index, same order for several values and ties).
+ */
+export function orderByIndex(collection: Collection, spec: OrderBySpec, filter: unknown, excluded: ReadonlySet<string>, limit: number): StageOutput {
+  const found = scroll(collection, {
+    offset: undefined,
+    limit: limit + excluded.size,
+    filter,
+    orderBy: { key: spec.key, direction: spec.direction, startFrom: spec.startFrom },
+    payload: { kind: 'none' },
+    vector: { kind: 'none' },
+  });
+  return { order: spec.direction === 'asc' ? 'smaller_better' : 'larger_better', points: fromScroll(collection, found, excluded, limit) };
+}
+
+/**
+ * order_by over prefetched points reads each point's payload: the candidates are few, and the
+ * value chosen for a field with several values is the one the index walk would meet first.
+ */
+export function orderByPayload(spec: OrderBySpec, stage: QueryStage, entries: Iterable<PointEntry>, limit: number): StageOutput {
+  const field = `${fieldPath(stage.field, 'query')}.order_by`;
+  const ascending = spec.direction === 'asc';
+  const path = orderByPath(spec.key, `${field}.key`);
+  const start = spec.startFrom === undefined ? undefined : orderBoundary(spec.startFrom, `${field}.start_from`);
+  const ordered: Scored[] = [];
+  for (const entry of entries) {
+    const value = orderValueOf(entry.payload, path, ascending);
+    if (value === undefined) continue;
+    if (start !== undefined && (ascending ? value < start : value > start)) continue;
+    ordered.push({ entry, score: 0, orderValue: value });
+  }
+  ordered.sort((left, right) => {
+    const difference = (left.orderValue as number) - (right.orderValue as number);
+    return (ascending ? difference : -difference) || comparePointIds(left.entry.id, right.entry.id);
+  });
+  return { order: ascending ? 'smaller_better' : 'larger_better', points: ordered.slice(0, limit) };
+}

@@ -1,0 +1,87 @@
+// The vectors a query form names, resolved: inline vectors checked against the dimension of
+// `using`, point ids read from this collection or the `lookup_from` one. From them come the
+// nearest-search vector (nearest, recommend average_vector) or the score function of an
+// example-based form (recommend best_score / sum_scores, discover, context).
+import type { Collection } from '../engine/collection.js';
+import { errors } from '../errors.js';
+import type { Distance } from '../native/vector-index.js';
+import { formatPointId, parsePointId } from '../points/ids.js';
+import { parseDenseVector } from '../points/vectors.js';
+import { averageVector } from './example-scores.js';
+import { exampleScorer, type CandidateScorer, type ExampleForm } from './example-scorer.js';
+import { fieldPath } from './field-path.js';
+import type { ContextPairSource, QueryForm, QueryStage, VectorSource } from './plan.js';
+import type { QueryEnvironment } from './query-environment.js';
+
+export class QueryVectors {
+  constructor(
+    private readonly collection: Collection,
+    private readonly environment: QueryEnvironment,
+  ) {}
+
+  /** The query vector a source names, checked against the dimension of `using`. */
+  resolve(source: VectorSource, stage: QueryStage, field: string): Float32Array {
+    const dimension = this.collection.vectorIndex(stage.using, fieldPath(stage.field, 'using')).dimension;
+    if (source.kind === 'vector') {
+      // Dimension, finiteness and the float32 range (1e39 would become Infinity): a 400, not a kernel error.
+      return parseDenseVector(source.values, field, dimension);
+    }
+    const id = parsePointId(source.id);
+    const lookup = stage.lookupFrom;
+    const collection = lookup ? this.environment.collectionNamed(lookup.collection) : this.collection;
+    const vectorName = lookup ? lookup.vector : stage.using;
+    const entry = collection.pointById(id);
+    if (!entry) throw errors.pointNotFound(formatPointId(id));
+    // The vector name must exist there: a 400 naming where it was given, before reading it.
+    collection.vectorIndex(vectorName, lookup ? fieldPath(stage.field, 'lookup_from.vector') : fieldPath(stage.field, 'using'));
+    const vector = collection.storedVector(entry, vectorName);
+    if (!vector) throw errors.invalidField(field, `point ${formatPointId(id)} has no vector ${JSON.stringify(vectorName)}`);
+    if (vector.length !== dimension) throw errors.dimensionMismatch(field, dimension, vector.length);
+    return vector;
+  }
+
+  private resolveAll(sources: VectorSource[], stage: QueryStage, field: string): Float32Array[] {
+    return sources.map((source, position) => this.resolve(source, stage, `${field}[${position}]`));
+  }
+
+  private resolvePairs(pairs: ContextPairSource[], stage: QueryStage, field: string) {
+    return pairs.map((pair, position) => ({
+      positive: this.resolve(pair.positive, stage, `${field}[${position}].positive`),
+      negative: this.resolve(pair.negative, stage, `${field}[${position}].negative`),
+    }));
+  }
+
+  /** The nearest-search vector of a nearest or average_vector form; undefined for the others. */
+  nearestVector(form: QueryForm, stage: QueryStage): Float32Array | undefined {
+    const field = stage.queryField ?? fieldPath(stage.field, 'query');
+    if (form.kind === 'nearest') return this.resolve(form.target, stage, field);
+    if (form.kind === 'recommend' && form.strategy === 'average_vector') {
+      const positives = this.resolveAll(form.positive, stage, `${field}.recommend.positive`);
+      const negatives = this.resolveAll(form.negative, stage, `${field}.recommend.negative`);
+      return averageVector(positives, negatives, positives[0]!.length);
+    }
+    return undefined;
+  }
+
+  /** The score function of an example-based form (best_score, sum_scores, discover, context). */
+  exampleScorer(form: QueryForm, stage: QueryStage, distance: Distance, dimension: number): CandidateScorer | undefined {
+    const field = stage.queryField ?? fieldPath(stage.field, 'query');
+    let example: ExampleForm | undefined;
+    if (form.kind === 'recommend' && form.strategy !== 'average_vector') {
+      example = {
+        kind: form.strategy,
+        positives: this.resolveAll(form.positive, stage, `${field}.recommend.positive`),
+        negatives: this.resolveAll(form.negative, stage, `${field}.recommend.negative`),
+      };
+    } else if (form.kind === 'discover') {
+      example = {
+        kind: 'discover',
+        target: this.resolve(form.target, stage, `${field}.discover.target`),
+        pairs: this.resolvePairs(form.pairs, stage, `${field}.discover.context`),
+      };
+    } else if (form.kind === 'context') {
+      example = { kind: 'context', pairs: this.resolvePairs(form.pairs, stage, `${field}.context`) };
+    }
+    return example ? exampleScorer(distance, dimension, example) : undefined;
+  }
+}

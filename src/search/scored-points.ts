@@ -1,0 +1,39 @@
+// The answer of a search or query as it leaves the service: ScoredPoints (docs/api.md §3), with
+// payload and vectors only when the request asked for them.
+import type { Collection } from '../engine/collection.js';
+import type { PointId } from '../points/ids.js';
+import { float32ToNumber } from '../points/vectors.js';
+import { payloadSelection, vectorSelection, type Payload } from '../points/selectors.js';
+import type { QueryPlan } from './plan.js';
+import type { Scored } from './stage-output.js';
+
+export interface ScoredPoint {
+  id: PointId;
+  version: number;
+  score: number;
+  payload?: Payload;
+  vector?: number[] | Record<string, number[]>;
+  order_value?: number;
+}
+
+/** Scores leave as float32 values, written in their shortest form, as Qdrant's do. */
+function wireScore(score: number): number {
+  return float32ToNumber(Math.fround(score));
+}
+
+export function toScoredPoints(collection: Collection, points: readonly Scored[], plan: QueryPlan): ScoredPoint[] {
+  if (points.length === 0) return [];
+  const payload = payloadSelection(plan.withPayload, false);
+  const vector = vectorSelection(plan.withVector, false);
+  const entries = points.map((point) => point.entry);
+  // Plain searches ask for neither payload nor vectors: build the answer without records.
+  const records = payload.kind === 'none' && vector.kind === 'none' ? undefined : collection.toRecords(entries, payload, vector);
+  return points.map((point, position) => {
+    const scored: ScoredPoint = { id: point.entry.id, version: point.entry.version, score: wireScore(point.score) };
+    const record = records?.[position];
+    if (record?.payload !== undefined) scored.payload = record.payload;
+    if (record?.vector !== undefined) scored.vector = record.vector;
+    if (point.orderValue !== undefined) scored.order_value = point.orderValue;
+    return scored;
+  });
+}

@@ -1,0 +1,41 @@
+// The filters that apply to a stage: its own and those of every stage above it. A filter used
+// by several stages of one request is planned once.
+import type { Collection } from '../engine/collection.js';
+import type { QueryEnvironment, SlotSet } from './query-environment.js';
+
+export interface FilterUse {
+  /** The filter as sent. */
+  filter: unknown;
+  /** Where it sits in the request, for a 400's message. */
+  field: string;
+}
+
+export class StageFilters {
+  private readonly planned = new Map<unknown, Promise<SlotSet>>();
+
+  constructor(
+    private readonly collection: Collection,
+    private readonly environment: QueryEnvironment,
+  ) {}
+
+  /** The filters' slots intersected, or undefined when no filter applies. */
+  async allowed(filters: readonly FilterUse[]): Promise<SlotSet | undefined> {
+    let combined: SlotSet | undefined;
+    for (const use of filters) {
+      let pending = this.planned.get(use.filter);
+      if (!pending) {
+        pending = Promise.resolve(this.environment.allowedSlots(this.collection, use.filter, use.field));
+        this.planned.set(use.filter, pending);
+      }
+      const slots = await pending;
+      combined = combined ? combined.clone().intersect(slots) : slots;
+    }
+    return combined;
+  }
+}
+
+/** The filters as one filter for the filter module's scroll (already validated). */
+export function combinedFilter(filters: readonly FilterUse[]): unknown {
+  if (filters.length === 0) return undefined;
+  return filters.length === 1 ? filters[0]!.filter : { must: filters.map((use) => use.filter) };
+}
