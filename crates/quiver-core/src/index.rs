@@ -12,9 +12,9 @@ use crate::brute_force;
 use crate::checkpoint::{self, Decoder, Encoder, FORMAT_VERSION, MAGIC};
 use crate::distance::{Metric, Space};
 use crate::error::{KernelError, KernelResult};
-use crate::store::{SlotState, VectorStore};
 use crate::hnsw::{Graph, GraphParams, IntegrityReport};
 use crate::pending::Pending;
+use crate::store::{SlotState, VectorStore};
 use crate::top_k::{Neighbor, TopK};
 use std::io::Write;
 use std::path::Path;
@@ -100,8 +100,7 @@ struct Shared {
 
 /// A builder thread with nothing to link exits after this long (short in tests, so the
 /// exit-and-restart path is exercised without slow tests).
-const BUILDER_IDLE: std::time::Duration =
-    if cfg!(test) { std::time::Duration::from_millis(20) } else { std::time::Duration::from_secs(5) };
+const BUILDER_IDLE: std::time::Duration = if cfg!(test) { std::time::Duration::from_millis(20) } else { std::time::Duration::from_secs(5) };
 
 pub struct VectorIndex {
     shared: Arc<Shared>,
@@ -244,7 +243,10 @@ impl VectorIndex {
                 prepared.copy_from_slice(vector);
                 store.prepare(&mut prepared);
                 if store.put(*slot, &prepared) == SlotState::Deleted && self.shared.graph.contains(*slot) {
-                    let _ = self.shared.graph_tombstones.fetch_update(Ordering::AcqRel, Ordering::Acquire, |count| Some(count.saturating_sub(1)));
+                    let _ = self
+                        .shared
+                        .graph_tombstones
+                        .fetch_update(Ordering::AcqRel, Ordering::Acquire, |count| Some(count.saturating_sub(1)));
                 }
             }
             self.queue_for_linking(slots.iter().copied());

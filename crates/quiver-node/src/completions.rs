@@ -38,7 +38,8 @@ impl Channel {
         let Some(function) = function.as_ref() else { return };
         let data = Box::into_raw(Box::new(completion));
         // SAFETY: the function is alive while it is in the mutex (finalize empties it first).
-        let status = unsafe { sys::napi_call_threadsafe_function(function.0, data as *mut c_void, sys::ThreadsafeFunctionCallMode::nonblocking) };
+        let status =
+            unsafe { sys::napi_call_threadsafe_function(function.0, data as *mut c_void, sys::ThreadsafeFunctionCallMode::nonblocking) };
         if status != sys::Status::napi_ok {
             // Closing: the JS side is going away; reclaim the box.
             // SAFETY: Node did not take the pointer.

@@ -89,6 +89,8 @@ fn ensure_integer(name: &str, value: f64) -> Result<u64> {
 #[napi]
 impl NativeVectorIndex {
     #[napi(factory, catch_unwind)]
+    // The positional JS signature napi-rs generates; an options object would have to be read
+    // field by field through Node-API for no gain (the TS wrapper already checks each value).
     #[allow(clippy::too_many_arguments)]
     pub fn create(
         env: Env,
@@ -159,6 +161,8 @@ impl NativeVectorIndex {
     /// Starts a search; its result arrives on the completion channel under `ticket` as an
     /// ArrayBuffer: slots (u32 × n) then scores (f32 × n).
     #[napi(catch_unwind)]
+    // Positional JS arguments on purpose: an options object per search would cost a JS
+    // allocation and a Node-API property read per field on the hot path.
     #[allow(clippy::too_many_arguments)]
     pub fn search(
         &self,
@@ -185,6 +189,8 @@ impl NativeVectorIndex {
     /// Starts a batch search; its result arrives on the completion channel under `ticket` as an
     /// ArrayBuffer: counts (u32 × queries), slots (u32 × total), scores (f32 × total).
     #[napi(catch_unwind)]
+    // Positional JS arguments on purpose: an options object per search would cost a JS
+    // allocation and a Node-API property read per field on the hot path.
     #[allow(clippy::too_many_arguments)]
     pub fn search_batch(
         &self,

@@ -16,10 +16,7 @@ use napi_derive::napi;
 #[napi(catch_unwind)]
 pub fn dot(left: Float32Array, right: Float32Array) -> Result<f64> {
     if left.len() != right.len() {
-        return Err(Error::new(
-            Status::InvalidArg,
-            format!("DIMENSION_MISMATCH: expected {}, got {}", left.len(), right.len()),
-        ));
+        return Err(Error::new(Status::InvalidArg, format!("DIMENSION_MISMATCH: expected {}, got {}", left.len(), right.len())));
     }
     Ok(quiver_core::distance::dot_kernel()(&left, &right) as f64)
 }

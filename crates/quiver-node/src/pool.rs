@@ -31,7 +31,8 @@ fn thread_count() -> usize {
 impl Pool {
     fn start(name: &str, threads: usize) -> &'static Pool {
         // Leaked on purpose: threads that outlive a job may still touch it during exit.
-        let pool: &'static Pool = Box::leak(Box::new(Pool { state: Mutex::new(PoolState { jobs: VecDeque::new(), shutdown: false }), ready: Condvar::new() }));
+        let pool: &'static Pool =
+            Box::leak(Box::new(Pool { state: Mutex::new(PoolState { jobs: VecDeque::new(), shutdown: false }), ready: Condvar::new() }));
         for number in 0..threads {
             let _ = std::thread::Builder::new().name(format!("{name}-{number}")).spawn(move || pool.run());
         }

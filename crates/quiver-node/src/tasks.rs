@@ -3,11 +3,11 @@
 //! reported to V8). Typed arrays handed in are held, not copied, until the promise settles:
 //! the caller must not mutate them meanwhile (the engine never does).
 
-use crate::errors::{guarded, to_napi};
 use crate::completions::{Channel, Completion};
+use crate::errors::{guarded, to_napi};
 use crate::index::MemoryReport;
-use crate::result_bytes::ResultBytes;
 use crate::pool::{file_pool, pool, Pool};
+use crate::result_bytes::ResultBytes;
 use napi::bindgen_prelude::*;
 use quiver_core::{AllowedSlots, Hit, SearchParams, VectorIndex};
 use std::sync::Arc;
@@ -74,7 +74,13 @@ pub fn run_waiting<'env>(env: &'env Env, work: impl FnOnce() + Send + 'static) -
     Ok(promise)
 }
 
-pub fn upsert<'env>(env: &'env Env, index: Arc<VectorIndex>, memory: MemoryReport, slots: Uint32Array, vectors: Float32Array) -> Result<Object<'env>> {
+pub fn upsert<'env>(
+    env: &'env Env,
+    index: Arc<VectorIndex>,
+    memory: MemoryReport,
+    slots: Uint32Array,
+    vectors: Float32Array,
+) -> Result<Object<'env>> {
     let reporting = Arc::clone(&index);
     run_async(
         env,
@@ -148,7 +154,8 @@ pub fn search_now(request: &SearchRequest) -> Result<ResultBytes> {
 /// `ticket` (the TS side holds the promise).
 pub fn search(env: &Env, channel: Arc<Channel>, ticket: f64, request: SearchRequest) {
     pool(env).submit(Box::new(move || {
-        let outcome = guarded(|| request.run(&request.queries)).map(|hits| ResultBytes::single(&hits)).map_err(|error| error.reason.clone());
+        let outcome =
+            guarded(|| request.run(&request.queries)).map(|hits| ResultBytes::single(&hits)).map_err(|error| error.reason.clone());
         drop(request);
         channel.send(Completion { ticket, outcome });
     }));
