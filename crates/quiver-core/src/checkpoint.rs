@@ -1,4 +1,6 @@
-//! Checkpoint files: the whole index (vectors, tombstones, graph) in one file.
+//! Checkpoint files: the whole index (vectors, tombstones, graph) in one file. This module is
+//! the container (encoding, checksum, atomic write, verified read); index/persist.rs decides
+//! what the index writes into it and hnsw/persist.rs writes the graph section.
 //!
 //! Layout (little endian), format version 1:
 //!   magic "QUIVERIX" | u32 version | u32 dimension | u8 metric | u32 m | u32 ef_construct |
