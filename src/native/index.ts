@@ -5,6 +5,8 @@ import type { Distance, LoadedVectorIndex, VectorIndex, VectorIndexOptions } fro
 import { type CompletionChannelHandle, Completions, type Deliver } from './completions.js';
 import { invalidArgument, type NativeVectorIndexHandle, WrappedVectorIndex } from './wrapped-vector-index.js';
 
+export { NativeError, type NativeErrorCode, nativeErrorCode } from './errors.js';
+
 /** The addon's index class (crates/quiver-node/src/index.rs). */
 export interface NativeVectorIndexClass {
   create(
@@ -32,16 +34,6 @@ export interface NativeBinding {
 // Same relative path from src/native (tests) and dist/native (built server).
 const require = createRequire(import.meta.url);
 export const native: NativeBinding = require('../../native/index.cjs') as NativeBinding;
-
-/**
- * Native errors carry a stable code before the first colon ("DIMENSION_MISMATCH: ...");
- * returns it, or undefined for an error that did not come from the kernel.
- */
-export function nativeErrorCode(error: unknown): string | undefined {
-  if (!(error instanceof Error)) return undefined;
-  const match = /^([A-Z][A-Z_]+):/.exec(error.message);
-  return match?.[1];
-}
 
 const MAX_U32 = 0xffff_ffff;
 
@@ -74,9 +66,9 @@ export function createVectorIndex(options: VectorIndexOptions): VectorIndex {
 }
 
 /**
- * Loads a checkpoint written by `VectorIndex.save`. Rejects with CHECKPOINT_CORRUPT for a
- * damaged or truncated file and CHECKPOINT_VERSION for a format this build does not read;
- * such a file is never partly loaded.
+ * Loads a checkpoint written by `VectorIndex.save`. Rejects with CHECKPOINT_MISSING when there
+ * is no file, CHECKPOINT_CORRUPT for a damaged or truncated one and CHECKPOINT_VERSION for a
+ * format this build does not read; such a file is never partly loaded.
  */
 export async function loadVectorIndex(path: string): Promise<LoadedVectorIndex> {
   const handle = await native.NativeVectorIndex.load(path, completions.channel);

@@ -2,6 +2,7 @@
 // typed contract needs (argument checks that a u32 conversion would silently wrap, splitting
 // batch results into per-query views); all work stays in Rust.
 import type { Completions } from './completions.js';
+import { NativeError } from './errors.js';
 import type { Distance, SearchOptions, SearchResult, VectorIndex, VectorIndexStats } from './vector-index.js';
 
 /** The addon's class as the wrapper uses it; see native/index.d.cts. */
@@ -24,9 +25,9 @@ export interface NativeVectorIndexHandle {
 
 const MAX_U32 = 0xffff_ffff;
 
-/** Errors raised here carry the same "CODE: detail" shape as the kernel's. */
-export function invalidArgument(detail: string): Error {
-  return new Error(`INVALID_ARGUMENT: ${detail}`);
+/** Errors raised here carry a code like the kernel's, so callers cannot tell which side refused. */
+export function invalidArgument(detail: string): NativeError {
+  return new NativeError('INVALID_ARGUMENT', detail);
 }
 
 function checkCount(name: string, value: number): void {

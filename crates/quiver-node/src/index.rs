@@ -4,7 +4,7 @@
 //! `VectorIndex` contract.
 
 use crate::completions::{Channel, CompletionChannel};
-use crate::errors::{closed, guarded, invalid, to_napi};
+use crate::errors::{closed, from_kernel, guarded, invalid, Result};
 use crate::result_bytes::ResultBytes;
 use crate::tasks::{self, run_file_job, run_waiting, Queries, SearchRequest};
 use napi::bindgen_prelude::*;
@@ -68,7 +68,7 @@ impl NativeVectorIndex {
 }
 
 impl ObjectFinalize for NativeVectorIndex {
-    fn finalize(self, env: Env) -> Result<()> {
+    fn finalize(self, env: Env) -> napi::Result<()> {
         self.memory.set(&env, 0);
         Ok(())
     }
@@ -110,7 +110,7 @@ impl NativeVectorIndex {
             full_scan_threshold: full_scan_threshold as usize,
             indexing_threads: indexing_threads as usize,
         };
-        let index = VectorIndex::new(params).map_err(to_napi)?;
+        let index = VectorIndex::new(params).map_err(from_kernel)?;
         let native = NativeVectorIndex::wrap(Arc::new(index), 0, completions.channel());
         native.report_memory(&env);
         Ok(native)
@@ -123,7 +123,7 @@ impl NativeVectorIndex {
         let channel = completions.channel();
         run_file_job(
             env,
-            move || VectorIndex::load(&path).map_err(to_napi),
+            move || VectorIndex::load(&path).map_err(from_kernel),
             move |env, (index, last_operation_id)| {
                 let native = NativeVectorIndex::wrap(Arc::new(index), last_operation_id, channel);
                 native.report_memory(&env);
@@ -274,7 +274,7 @@ impl NativeVectorIndex {
         let last_operation_id = ensure_integer("lastOperationId", last_operation_id)?;
         let index = self.index()?;
         let path = PathBuf::from(path);
-        run_file_job(env, move || index.save(&path, last_operation_id).map_err(to_napi), |_env, ()| Ok(()))
+        run_file_job(env, move || index.save(&path, last_operation_id).map_err(from_kernel), |_env, ()| Ok(()))
     }
 
     /// Drops this handle's reference; memory is freed once running tasks finish. Idempotent.

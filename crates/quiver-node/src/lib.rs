@@ -1,6 +1,6 @@
 //! Thin napi-rs bindings: typed arrays in, numbers and typed arrays out. All logic lives in
 //! `quiver-core`; this crate converts types, moves heavy work off the JS thread and maps
-//! errors to stable codes.
+//! errors to stable codes (errors.rs).
 
 mod completions;
 mod errors;
@@ -9,6 +9,7 @@ mod pool;
 mod result_bytes;
 mod tasks;
 
+use errors::Result;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
@@ -16,7 +17,10 @@ use napi_derive::napi;
 #[napi(catch_unwind)]
 pub fn dot(left: Float32Array, right: Float32Array) -> Result<f64> {
     if left.len() != right.len() {
-        return Err(Error::new(Status::InvalidArg, format!("DIMENSION_MISMATCH: expected {}, got {}", left.len(), right.len())));
+        return Err(errors::error(
+            quiver_core::ErrorCode::DimensionMismatch,
+            format!("the vectors differ in length: {} and {}", left.len(), right.len()),
+        ));
     }
     Ok(quiver_core::distance::dot_kernel()(&left, &right) as f64)
 }
