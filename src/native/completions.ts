@@ -1,4 +1,5 @@
-// Promises for kernel searches. Each search gets a ticket; the kernel posts (ticket, result)
+// Promises for kernel searches: the TypeScript twin of crates/quiver-node/src/completions.rs,
+// tested in completions.test.ts. Each search gets a ticket; the kernel posts (ticket, result)
 // through one long-lived completion channel (crates/quiver-node/src/completions.rs) instead
 // of creating a thread-safe function per promise, which cost measurable JS-thread time per
 // request. While any search is pending the channel holds the event loop open.

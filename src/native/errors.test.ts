@@ -1,7 +1,8 @@
-// Rules for src/native/errors.ts: the codes cross as the error's `code`, the message as a sentence.
+// Rules for errors.ts (crates/quiver-node/src/errors.rs): the code crosses as the error's `code`,
+// the message as a sentence.
 import { describe, expect, it } from 'vitest';
 import { NativeError, nativeErrorCode } from './errors.js';
-import { createVectorIndex } from './index.js';
+import { createVectorIndex } from './vector-index.js';
 
 async function rejection(promise: Promise<unknown>): Promise<unknown> {
   try {

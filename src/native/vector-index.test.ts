@@ -1,9 +1,11 @@
+// Rules for vector-index.ts over crates/quiver-node/src/vector_index.rs: the contract's
+// arguments, results, errors and checkpoints (the HNSW graph itself: vector-index-graph.test.ts).
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createVectorIndex, loadVectorIndex, nativeErrorCode } from './index.js';
-import type { Distance, VectorIndex, VectorIndexOptions } from './vector-index.js';
+import { nativeErrorCode } from './errors.js';
+import { createVectorIndex, type Distance, loadVectorIndex, type VectorIndex, type VectorIndexOptions } from './vector-index.js';
 
 const directory = mkdtempSync(join(tmpdir(), 'quiver-vector-index-'));
 afterAll(() => rmSync(directory, { recursive: true, force: true }));

@@ -1,4 +1,5 @@
 //! One long-lived thread-safe function per JS environment that delivers every search result.
+//! Twin of src/native/completions.ts (tests in src/native/completions.test.ts).
 //!
 //! A deferred promise per search (napi-rs `create_deferred`) creates and tears down a
 //! thread-safe function each time: measurable JS-thread time per request under load. Instead

@@ -1,4 +1,5 @@
-//! Kernel errors to JS errors. Twin of src/native/errors.ts, which reads them.
+//! Kernel errors to JS errors. Twin of src/native/errors.ts, which reads them (tests in
+//! src/native/errors.test.ts).
 //!
 //! The stable code travels as the JS error's `code` property and the message stays a readable
 //! sentence: napi-rs creates a JS error with `napi_create_error(status, reason)`, so an error

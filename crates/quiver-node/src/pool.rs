@@ -1,4 +1,5 @@
-//! The kernel's own worker threads for searches, upserts, save and load.
+//! The kernel's own worker threads for searches, upserts, save and load. Internal to the
+//! crate: no TypeScript twin.
 //!
 //! Not the libuv pool: classic-level queues every read and write there, and a burst of
 //! searches would stall the database behind them. One thread per core (searches are CPU

@@ -1,13 +1,14 @@
 //! Heavy calls run on the kernel pool (pool.rs) and settle a promise: the work runs on a
 //! kernel thread, the JS value is built on the JS thread (where native memory is also
 //! reported to V8). Typed arrays handed in are held, not copied, until the promise settles:
-//! the caller must not mutate them meanwhile (the engine never does).
+//! the caller must not mutate them meanwhile (the engine never does). Internal to the crate:
+//! no TypeScript twin.
 
 use crate::completions::{Channel, Completion};
 use crate::errors::{from_kernel, from_node, guarded, internal, into_rejection, Result};
-use crate::index::MemoryReport;
 use crate::pool::{file_pool, pool, Pool};
 use crate::result_bytes::ResultBytes;
+use crate::vector_index::MemoryReport;
 use napi::bindgen_prelude::*;
 use quiver_core::{AllowedSlots, Hit, SearchParams, VectorIndex};
 use std::sync::Arc;

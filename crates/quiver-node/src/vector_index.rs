@@ -1,7 +1,8 @@
-//! `NativeVectorIndex`: the JS class over one `quiver_core::VectorIndex`. Methods either
-//! answer at once from lock-free reads (has, vectors, stats) or hand work to the kernel pool
-//! and return a promise (upsert, delete, search, save, load). src/native/index.ts wraps it in the typed
-//! `VectorIndex` contract.
+//! `NativeVectorIndex`: the JS class over one `quiver_core::VectorIndex`. Twin of
+//! src/native/vector-index.ts, which wraps it in the typed `VectorIndex` contract (tests in
+//! src/native/vector-index.test.ts and vector-index-graph.test.ts). Methods either answer at
+//! once from lock-free reads (has, vectors, stats) or hand work to the kernel pool and return a
+//! promise (upsert, delete, search, save, load).
 
 use crate::completions::{Channel, CompletionChannel};
 use crate::errors::{closed, from_kernel, guarded, invalid, Result};
