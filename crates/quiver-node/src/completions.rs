@@ -89,7 +89,7 @@ unsafe fn js_error(env: sys::napi_env, failure: NativeError) -> Option<sys::napi
     (!value.is_null()).then_some(value)
 }
 
-/// The JS handle: `new CompletionChannel((ticket, buffer, message) => ...)`, once per module.
+/// The JS handle: `new CompletionChannel((ticket, buffer, error) => ...)`, once per module.
 #[napi]
 pub struct CompletionChannel {
     channel: Arc<Channel>,
