@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import hnswlib from 'hnswlib-node';
 import { Index as UsearchIndex, type MetricKind, type ScalarKind } from 'usearch';
 import { createVectorIndex } from '../../src/native/index.js';
-import type { WrappedVectorIndex } from '../../src/native/wrapped-vector-index.js';
+import type { WrappedVectorIndex } from '../../src/native/vector-index.js';
 import type { Dataset } from './data.js';
 
 export const M = 16;

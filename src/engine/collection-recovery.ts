@@ -3,7 +3,7 @@
 // no usable checkpoint is rebuilt from the stored vectors (slow, logged, never data loss).
 import { mkdir } from 'node:fs/promises';
 import type { Logger } from 'pino';
-import { createVectorIndex, loadVectorIndex } from '../native/index.js';
+import { createVectorIndex, loadVectorIndex, nativeErrorCode } from '../native/index.js';
 import type { VectorIndex } from '../native/vector-index.js';
 import { parseJson } from '../json/parse.js';
 import { decodePointIdBytes, pointIdKey } from '../points/ids.js';
@@ -121,9 +121,7 @@ async function loadCheckpoint(collection: Collection, vectorName: string, lastOp
   try {
     loaded = await loadVectorIndex(path);
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    const message = (error as Error).message;
-    return { reason: code === 'ENOENT' || /ENOENT|No such file|not found/i.test(message) ? 'no checkpoint file' : message };
+    return { reason: nativeErrorCode(error) === 'CHECKPOINT_MISSING' ? 'no checkpoint file' : (error as Error).message };
   }
   const expected = vectorIndexOptions(collection.config, vectorName);
   let reason: string | undefined;

@@ -1,9 +1,11 @@
-// Promises for kernel searches. Each search gets a ticket; the kernel posts (ticket, result)
+// Promises for kernel searches: the TypeScript twin of crates/quiver-node/src/completions.rs,
+// tested in completions.test.ts. Each search gets a ticket; the kernel posts (ticket, result)
 // through one long-lived completion channel (crates/quiver-node/src/completions.rs) instead
 // of creating a thread-safe function per promise, which cost measurable JS-thread time per
 // request. While any search is pending the channel holds the event loop open.
 
-export type Deliver = (ticket: number, result: ArrayBuffer | undefined, error: string | undefined) => void;
+/** `error` is the addon's Error, with the kernel code as its `code` (see errors.ts). */
+export type Deliver = (ticket: number, result: ArrayBuffer | undefined, error: Error | undefined) => void;
 
 /** The addon's channel (a CompletionChannel instance). */
 export interface CompletionChannelHandle {
@@ -61,7 +63,7 @@ export class Completions {
   private readonly deliver: Deliver = (ticket, result, error) => {
     const settle = this.forget(ticket);
     if (settle === undefined) return;
-    if (error !== undefined) settle.reject(new Error(error));
+    if (error !== undefined) settle.reject(error);
     else settle.resolve(result ?? new ArrayBuffer(0));
   };
 }

@@ -1,11 +1,11 @@
-// The HNSW path through Node: recall against the exact oracle, the unindexed tail, filters,
-// checkpoints that keep the graph, and native memory that stays flat under many calls.
+// Rules for vector-index.ts (crates/quiver-node/src/vector_index.rs) on the HNSW path through
+// Node: recall against the exact oracle, the unindexed tail, filters, checkpoints that keep the
+// graph, and native memory that stays flat under many calls.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createVectorIndex, loadVectorIndex } from './index.js';
-import type { SearchOptions, VectorIndex } from './vector-index.js';
+import { createVectorIndex, loadVectorIndex, type SearchOptions, type VectorIndex } from './vector-index.js';
 
 const directory = mkdtempSync(join(tmpdir(), 'quiver-graph-'));
 afterAll(() => rmSync(directory, { recursive: true, force: true }));

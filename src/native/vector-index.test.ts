@@ -1,9 +1,11 @@
+// Rules for vector-index.ts over crates/quiver-node/src/vector_index.rs: the contract's
+// arguments, results, errors and checkpoints (the HNSW graph itself: vector-index-graph.test.ts).
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createVectorIndex, loadVectorIndex, nativeErrorCode } from './index.js';
-import type { Distance, VectorIndex, VectorIndexOptions } from './vector-index.js';
+import { nativeErrorCode } from './errors.js';
+import { createVectorIndex, type Distance, loadVectorIndex, type VectorIndex, type VectorIndexOptions } from './vector-index.js';
 
 const directory = mkdtempSync(join(tmpdir(), 'quiver-vector-index-'));
 afterAll(() => rmSync(directory, { recursive: true, force: true }));
@@ -38,6 +40,15 @@ async function rejection(promise: Promise<unknown>): Promise<unknown> {
     return error;
   }
   throw new Error('expected the promise to reject');
+}
+
+function thrownBy(call: () => unknown): unknown {
+  try {
+    call();
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected the call to throw');
 }
 
 function bitset(slots: number[], size: number): Uint8Array {
@@ -179,13 +190,13 @@ describe('vector index', () => {
     index.close();
     expect(nativeErrorCode(await rejection(index.search(new Float32Array(2), 1)))).toBe('INDEX_CLOSED');
     expect(nativeErrorCode(await rejection(index.upsert(Uint32Array.of(0), new Float32Array(2))))).toBe('INDEX_CLOSED');
-    expect(() => index.stats()).toThrow(/^INDEX_CLOSED/);
+    expect(nativeErrorCode(thrownBy(() => index.stats()))).toBe('INDEX_CLOSED');
   });
 
   it('create — impossible options are refused with INVALID_ARGUMENT', () => {
-    expect(() => createVectorIndex(options(0, 'Dot'))).toThrow(/^INVALID_ARGUMENT/);
-    expect(() => createVectorIndex(options(2, 'Hamming' as Distance))).toThrow(/^INVALID_ARGUMENT/);
-    expect(() => createVectorIndex(options(2, 'Dot', { m: 1 }))).toThrow(/^INVALID_ARGUMENT/);
+    expect(nativeErrorCode(thrownBy(() => createVectorIndex(options(0, 'Dot'))))).toBe('INVALID_ARGUMENT');
+    expect(nativeErrorCode(thrownBy(() => createVectorIndex(options(2, 'Hamming' as Distance))))).toBe('INVALID_ARGUMENT');
+    expect(nativeErrorCode(thrownBy(() => createVectorIndex(options(2, 'Dot', { m: 1 }))))).toBe('INVALID_ARGUMENT');
   });
 });
 
@@ -245,7 +256,11 @@ describe('vector index checkpoint', () => {
     expect(nativeErrorCode(await rejection(loadVectorIndex(path)))).toBe('CHECKPOINT_VERSION');
   });
 
-  it('load — a missing file is refused with IO_ERROR', async () => {
-    expect(nativeErrorCode(await rejection(loadVectorIndex(join(directory, 'absent.qvx'))))).toBe('IO_ERROR');
+  it('load — a missing file is refused with CHECKPOINT_MISSING', async () => {
+    expect(nativeErrorCode(await rejection(loadVectorIndex(join(directory, 'absent.qvx'))))).toBe('CHECKPOINT_MISSING');
+  });
+
+  it('load — a path that cannot be read as a file is refused with IO_ERROR', async () => {
+    expect(nativeErrorCode(await rejection(loadVectorIndex(directory)))).toBe('IO_ERROR');
   });
 });

@@ -1,88 +1,207 @@
-// The TypeScript face of the kernel's vector index: one instance per (collection, vector name).
-// This file is the contract between the engine (src/engine) and the addon (crates/quiver-node);
-// the kernel implements it, the engine codes against it. Typed arrays in, typed arrays out.
+// The vector index over the addon: the TypeScript twin of crates/quiver-node/src/vector_index.rs
+// (the NativeVectorIndex class), tested in vector-index.test.ts and vector-index-graph.test.ts.
+// It implements the engine's contract (vector-index-contract.ts, re-exported here) and adds only
+// what that contract needs: argument checks that a u32 conversion would silently wrap, and
+// splitting batch results into per-query views. All work stays in Rust.
+import { native } from './addon.js';
+import { type CompletionChannelHandle, Completions } from './completions.js';
+import { NativeError } from './errors.js';
+import type {
+  Distance,
+  LoadedVectorIndex,
+  SearchOptions,
+  SearchResult,
+  VectorIndex,
+  VectorIndexOptions,
+  VectorIndexStats,
+} from './vector-index-contract.js';
 
-/** Distances as the wire names them (API.md §4). */
-export type Distance = 'Cosine' | 'Euclid' | 'Dot' | 'Manhattan';
+export type {
+  Distance,
+  LoadedVectorIndex,
+  SearchOptions,
+  SearchResult,
+  VectorIndex,
+  VectorIndexOptions,
+  VectorIndexStats,
+} from './vector-index-contract.js';
 
-export interface VectorIndexOptions {
-  dimension: number;
-  distance: Distance;
-  /** HNSW links per node on upper levels; level 0 keeps 2·m. Default 16. */
-  m: number;
-  /** Candidate list size while building. Default 100. */
-  efConstruct: number;
-  /**
-   * Below this many allowed points a filtered search scans them exactly instead of walking
-   * the graph; also the size under which an unfiltered search is a plain scan.
-   */
-  fullScanThreshold: number;
-  /** Threads building the graph in the background; 0 = one per core. */
-  indexingThreads: number;
-}
-
-export interface SearchOptions {
-  /** Candidate list size for this search; the kernel uses max(k, ef). Default max(k, 64). */
-  ef?: number;
-  /** True: exact brute-force answer over the allowed points, never the graph. */
-  exact?: boolean;
-  /**
-   * Allowed slots as a little-endian bitset (bit `slot % 8` of byte `slot >> 3`). Only these
-   * slots may be returned. Absent: every live slot is allowed.
-   */
-  allowed?: Uint8Array;
-}
-
-/** Best first. `scores` use the wire convention (API.md §4): Cosine/Dot similarity, larger is
- * better; Euclid the L2 distance and Manhattan the L1 distance, smaller is better. */
-export interface SearchResult {
-  slots: Uint32Array;
-  scores: Float32Array;
-}
-
-export interface VectorIndexStats {
-  /** Live vectors (upserted, not deleted). */
-  count: number;
-  /** Live vectors already linked into the graph; count - indexed are still in the exact-scan tail. */
-  indexedCount: number;
-  deletedCount: number;
-  /** Bytes held by the arena, graph and auxiliary structures. */
-  memoryBytes: number;
-}
-
-export interface VectorIndex {
-  readonly dimension: number;
-  readonly distance: Distance;
-  /**
-   * Inserts or replaces the vectors of `slots`; `vectors` holds slots.length · dimension
-   * values, row by row. Cosine vectors are normalised inside. Searchable when the promise
-   * resolves; linked into the graph in the background.
-   */
+/** An instance of the addon's NativeVectorIndex as the wrapper uses it; see native/index.d.cts. */
+export interface NativeVectorIndexHandle {
+  readonly loadedOperationId: number;
   upsert(slots: Uint32Array, vectors: Float32Array): Promise<void>;
-  /** Removes the vectors of `slots` (tombstones); unknown slots are ignored. */
   delete(slots: Uint32Array): Promise<void>;
-  /** The k nearest live, allowed vectors to `query`. */
-  search(query: Float32Array, k: number, options?: SearchOptions): Promise<SearchResult>;
-  /** `queries` holds count · dimension values; one result per query, in order. */
-  searchBatch(queries: Float32Array, k: number, options?: SearchOptions): Promise<SearchResult[]>;
-  /** The stored (for Cosine, normalised) vectors of `slots`, row by row; NaN-filled rows for
-   * slots that hold no vector. */
+  /** Starts a search; the completion channel delivers slots (u32 × n) then scores (f32 × n). */
+  search(ticket: number, query: Float32Array, k: number, ef?: number | null, exact?: boolean | null, allowed?: Uint8Array | null): void;
+  searchSync(query: Float32Array, k: number, ef?: number | null, exact?: boolean | null, allowed?: Uint8Array | null): ArrayBuffer;
+  /** Starts a batch; delivers counts (u32 × queries), slots (u32 × total), scores (f32 × total). */
+  searchBatch(ticket: number, queries: Float32Array, k: number, ef?: number | null, exact?: boolean | null, allowed?: Uint8Array | null): void;
   vectors(slots: Uint32Array): Float32Array;
-  /** Whether `slot` holds a live vector. */
   has(slot: number): boolean;
   stats(): VectorIndexStats;
-  /** Resolves once every upserted vector is linked into the graph. */
   waitIndexed(): Promise<void>;
-  /**
-   * Writes arena + graph to `path` atomically (temp file, fsync, rename, fsync directory),
-   * tagged with the last operation id it covers.
-   */
   save(path: string, lastOperationId: number): Promise<void>;
-  /** Releases native memory; the instance must not be used afterwards. */
   close(): void;
 }
 
-export interface LoadedVectorIndex {
-  index: VectorIndex;
-  lastOperationId: number;
+/** The addon's NativeVectorIndex class: its two factories. */
+export interface NativeVectorIndexClass {
+  create(
+    dimension: number,
+    distance: string,
+    m: number,
+    efConstruct: number,
+    fullScanThreshold: number,
+    indexingThreads: number,
+    completions: CompletionChannelHandle,
+  ): NativeVectorIndexHandle & { readonly dimension: number; readonly distance: string };
+  load(path: string, completions: CompletionChannelHandle): Promise<NativeVectorIndexHandle & { readonly dimension: number; readonly distance: string }>;
+}
+
+const MAX_U32 = 0xffff_ffff;
+
+/** One completion channel per loaded copy of this module (one per JS environment). */
+const completions = new Completions((deliver) => new native.CompletionChannel(deliver));
+
+/** Errors raised here carry a code like the kernel's, so callers cannot tell which side refused. */
+function invalidArgument(detail: string): NativeError {
+  return new NativeError('INVALID_ARGUMENT', detail);
+}
+
+function checkCount(name: string, value: number): void {
+  if (!Number.isInteger(value) || value < 0 || value > MAX_U32) {
+    throw invalidArgument(`${name} must be an integer in 0..${MAX_U32}, got ${value}`);
+  }
+}
+
+function checkSearchOptions(k: number, options: SearchOptions | undefined): void {
+  checkCount('k', k);
+  if (options?.ef !== undefined) checkCount('ef', options.ef);
+}
+
+/** Views over one result buffer (see crates/quiver-node/src/result_bytes.rs); no copy. */
+function decodeSingle(buffer: ArrayBuffer): SearchResult {
+  const count = buffer.byteLength / 8;
+  return { slots: new Uint32Array(buffer, 0, count), scores: new Float32Array(buffer, count * 4, count) };
+}
+
+function decodeBatch(buffer: ArrayBuffer, queryCount: number): SearchResult[] {
+  const counts = new Uint32Array(buffer, 0, queryCount);
+  const total = (buffer.byteLength - queryCount * 4) / 8;
+  const slots = new Uint32Array(buffer, queryCount * 4, total);
+  const scores = new Float32Array(buffer, queryCount * 4 + total * 4, total);
+  const results: SearchResult[] = [];
+  let start = 0;
+  for (const count of counts) {
+    results.push({ slots: slots.subarray(start, start + count), scores: scores.subarray(start, start + count) });
+    start += count;
+  }
+  return results;
+}
+
+export class WrappedVectorIndex implements VectorIndex {
+  constructor(
+    private readonly handle: NativeVectorIndexHandle,
+    private readonly completions: Completions,
+    readonly dimension: number,
+    readonly distance: Distance,
+  ) {}
+
+  // `async` so that argument and INDEX_CLOSED errors reject the promise instead of throwing.
+  async upsert(slots: Uint32Array, vectors: Float32Array): Promise<void> {
+    return this.handle.upsert(slots, vectors);
+  }
+
+  async delete(slots: Uint32Array): Promise<void> {
+    return this.handle.delete(slots);
+  }
+
+  async search(query: Float32Array, k: number, options?: SearchOptions): Promise<SearchResult> {
+    checkSearchOptions(k, options);
+    const buffer = await this.completions.submit((ticket) =>
+      this.handle.search(ticket, query, k, options?.ef ?? null, options?.exact ?? null, options?.allowed ?? null),
+    );
+    return decodeSingle(buffer);
+  }
+
+  /**
+   * Not part of the VectorIndex contract: the search run on the calling (JS) thread. The
+   * server must use `search` (so searches run on kernel threads while the JS thread serves
+   * HTTP); this exists for bench:ann, to compare like with like against synchronous peers.
+   */
+  searchOnThisThread(query: Float32Array, k: number, options?: SearchOptions): SearchResult {
+    checkSearchOptions(k, options);
+    return decodeSingle(this.handle.searchSync(query, k, options?.ef ?? null, options?.exact ?? null, options?.allowed ?? null));
+  }
+
+  async searchBatch(queries: Float32Array, k: number, options?: SearchOptions): Promise<SearchResult[]> {
+    checkSearchOptions(k, options);
+    const buffer = await this.completions.submit((ticket) =>
+      this.handle.searchBatch(ticket, queries, k, options?.ef ?? null, options?.exact ?? null, options?.allowed ?? null),
+    );
+    // The kernel refuses a batch whose length is not a whole number of queries.
+    return decodeBatch(buffer, queries.length / this.dimension);
+  }
+
+  vectors(slots: Uint32Array): Float32Array {
+    return this.handle.vectors(slots);
+  }
+
+  has(slot: number): boolean {
+    if (!Number.isInteger(slot) || slot < 0 || slot >= MAX_U32) return false;
+    return this.handle.has(slot);
+  }
+
+  stats(): VectorIndexStats {
+    const stats = this.handle.stats();
+    return { count: stats.count, indexedCount: stats.indexedCount, deletedCount: stats.deletedCount, memoryBytes: stats.memoryBytes };
+  }
+
+  async waitIndexed(): Promise<void> {
+    return this.handle.waitIndexed();
+  }
+
+  async save(path: string, lastOperationId: number): Promise<void> {
+    return this.handle.save(path, lastOperationId);
+  }
+
+  close(): void {
+    this.handle.close();
+  }
+}
+
+function checkOption(name: keyof VectorIndexOptions, value: number, minimum: number): void {
+  if (!Number.isInteger(value) || value < minimum || value > MAX_U32) {
+    throw invalidArgument(`${name} must be an integer >= ${minimum}, got ${value}`);
+  }
+}
+
+/** A new, empty index. Throws INVALID_ARGUMENT for options the kernel cannot honour. */
+export function createVectorIndex(options: VectorIndexOptions): VectorIndex {
+  checkOption('dimension', options.dimension, 1);
+  checkOption('m', options.m, 0);
+  checkOption('efConstruct', options.efConstruct, 0);
+  checkOption('fullScanThreshold', options.fullScanThreshold, 0);
+  checkOption('indexingThreads', options.indexingThreads, 0);
+  const handle = native.NativeVectorIndex.create(
+    options.dimension,
+    options.distance,
+    options.m,
+    options.efConstruct,
+    options.fullScanThreshold,
+    options.indexingThreads,
+    completions.channel,
+  );
+  return new WrappedVectorIndex(handle, completions, options.dimension, options.distance);
+}
+
+/**
+ * Loads a checkpoint written by `VectorIndex.save`. Rejects with CHECKPOINT_MISSING when there
+ * is no file, CHECKPOINT_CORRUPT for a damaged or truncated one and CHECKPOINT_VERSION for a
+ * format this build does not read; such a file is never partly loaded.
+ */
+export async function loadVectorIndex(path: string): Promise<LoadedVectorIndex> {
+  const handle = await native.NativeVectorIndex.load(path, completions.channel);
+  const index = new WrappedVectorIndex(handle, completions, handle.dimension, handle.distance as Distance);
+  return { index, lastOperationId: handle.loadedOperationId };
 }

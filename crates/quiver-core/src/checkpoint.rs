@@ -1,4 +1,6 @@
-//! Checkpoint files: the whole index (vectors, tombstones, graph) in one file.
+//! Checkpoint files: the whole index (vectors, tombstones, graph) in one file. This module is
+//! the container (encoding, checksum, atomic write, verified read); index/persist.rs decides
+//! what the index writes into it and hnsw/persist.rs writes the graph section.
 //!
 //! Layout (little endian), format version 1:
 //!   magic "QUIVERIX" | u32 version | u32 dimension | u8 metric | u32 m | u32 ef_construct |
@@ -125,9 +127,13 @@ impl<'a> Decoder<'a> {
 }
 
 /// Reads a checkpoint file and returns its body (everything before the checksum) once the
-/// magic, version and checksum check out.
+/// magic, version and checksum check out. A file that does not exist is CHECKPOINT_MISSING,
+/// apart from other read failures (IO_ERROR), so recovery can tell "never saved" from damage.
 pub fn read_verified(path: &Path) -> KernelResult<Vec<u8>> {
-    let mut bytes = fs::read(path).map_err(|error| KernelError::io(&format!("reading {}", path.display()), error))?;
+    let mut bytes = fs::read(path).map_err(|error| match error.kind() {
+        std::io::ErrorKind::NotFound => KernelError::new(ErrorCode::CheckpointMissing, format!("{} does not exist", path.display())),
+        _ => KernelError::io(&format!("reading {}", path.display()), error),
+    })?;
     if bytes.len() < MAGIC.len() + 4 + 4 {
         return Err(KernelError::corrupt(format!("{} is too short ({} bytes) to be a checkpoint", path.display(), bytes.len())));
     }

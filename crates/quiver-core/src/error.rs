@@ -1,5 +1,7 @@
-//! Kernel errors. Each carries a stable code that reaches JavaScript at the start of the
-//! message ("DIMENSION_MISMATCH: ..."), so TypeScript maps them without parsing prose.
+//! Kernel errors: a stable code plus a readable sentence. The binding hands the two to
+//! JavaScript apart (the code becomes the JS error's `code` property), so TypeScript maps
+//! codes without parsing prose. The code strings are part of the native boundary: renaming
+//! one means renaming it in src/native/errors.ts too.
 
 use std::fmt;
 
@@ -7,6 +9,8 @@ use std::fmt;
 pub enum ErrorCode {
     DimensionMismatch,
     InvalidArgument,
+    /// The checkpoint file does not exist: normal on a first start, not damage.
+    CheckpointMissing,
     CheckpointCorrupt,
     CheckpointVersion,
     IndexClosed,
@@ -19,6 +23,7 @@ impl ErrorCode {
         match self {
             ErrorCode::DimensionMismatch => "DIMENSION_MISMATCH",
             ErrorCode::InvalidArgument => "INVALID_ARGUMENT",
+            ErrorCode::CheckpointMissing => "CHECKPOINT_MISSING",
             ErrorCode::CheckpointCorrupt => "CHECKPOINT_CORRUPT",
             ErrorCode::CheckpointVersion => "CHECKPOINT_VERSION",
             ErrorCode::IndexClosed => "INDEX_CLOSED",
@@ -56,6 +61,7 @@ impl KernelError {
     }
 }
 
+/// "CODE: message", for Rust-side messages and test failures.
 impl fmt::Display for KernelError {
     fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(formatter, "{}: {}", self.code.as_str(), self.message)

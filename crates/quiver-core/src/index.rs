@@ -6,18 +6,19 @@
 //! never taken by searches; `indexing` lets save and tombstone cleanup pause the graph
 //! builders (each holds it shared for one insert); `pending` is held for microseconds. A
 //! search takes only the pending lock (to copy the unindexed tail) and a visited list.
+//!
+//! Checkpoint save and load live in index/persist.rs.
+
+mod persist;
 
 use crate::bitset::AllowedSlots;
 use crate::brute_force;
-use crate::checkpoint::{self, Decoder, Encoder, FORMAT_VERSION, MAGIC};
 use crate::distance::{Metric, Space};
 use crate::error::{KernelError, KernelResult};
-use crate::store::{SlotState, VectorStore};
 use crate::hnsw::{Graph, GraphParams, IntegrityReport};
 use crate::pending::Pending;
+use crate::store::{SlotState, VectorStore};
 use crate::top_k::{Neighbor, TopK};
-use std::io::Write;
-use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 
@@ -100,8 +101,7 @@ struct Shared {
 
 /// A builder thread with nothing to link exits after this long (short in tests, so the
 /// exit-and-restart path is exercised without slow tests).
-const BUILDER_IDLE: std::time::Duration =
-    if cfg!(test) { std::time::Duration::from_millis(20) } else { std::time::Duration::from_secs(5) };
+const BUILDER_IDLE: std::time::Duration = if cfg!(test) { std::time::Duration::from_millis(20) } else { std::time::Duration::from_secs(5) };
 
 pub struct VectorIndex {
     shared: Arc<Shared>,
@@ -244,7 +244,10 @@ impl VectorIndex {
                 prepared.copy_from_slice(vector);
                 store.prepare(&mut prepared);
                 if store.put(*slot, &prepared) == SlotState::Deleted && self.shared.graph.contains(*slot) {
-                    let _ = self.shared.graph_tombstones.fetch_update(Ordering::AcqRel, Ordering::Acquire, |count| Some(count.saturating_sub(1)));
+                    let _ = self
+                        .shared
+                        .graph_tombstones
+                        .fetch_update(Ordering::AcqRel, Ordering::Acquire, |count| Some(count.saturating_sub(1)));
                 }
             }
             self.queue_for_linking(slots.iter().copied());
@@ -398,127 +401,4 @@ impl VectorIndex {
     pub fn close(&self) {
         self.shared.pending.shutdown();
     }
-
-    /// Writes the index to `path` atomically, tagged with the last operation id it covers.
-    /// Writers and graph builders pause while it runs so the file is one consistent state;
-    /// searches go on.
-    pub fn save(&self, path: &Path, last_operation_id: u64) -> KernelResult<()> {
-        let shared = &*self.shared;
-        let _writer = lock_mutex(&shared.write_gate);
-        let _indexing = shared.indexing.write().unwrap_or_else(|poisoned| poisoned.into_inner());
-        let params = &shared.params;
-        let mut tail = Vec::new();
-        shared.pending.snapshot(&mut tail);
-        tail.sort_unstable();
-        tail.dedup();
-        checkpoint::write_atomically(path, |encoder| {
-            encoder.bytes(MAGIC)?;
-            encoder.u32(FORMAT_VERSION)?;
-            encoder.u32(params.dimension as u32)?;
-            encoder.u8(params.metric.code())?;
-            encoder.u32(params.m as u32)?;
-            encoder.u32(params.ef_construct as u32)?;
-            encoder.u32(params.full_scan_threshold.min(u32::MAX as usize) as u32)?;
-            encoder.u32(params.indexing_threads as u32)?;
-            encoder.u64(last_operation_id)?;
-            let bound = shared.store.slot_bound();
-            encoder.u32(bound)?;
-            for slot in 0..bound {
-                self.write_slot(encoder, slot)?;
-            }
-            encoder.u8(GRAPH_HNSW)?;
-            shared.graph.write_to(encoder)?;
-            encoder.u32(tail.len() as u32)?;
-            for slot in &tail {
-                encoder.u32(*slot)?;
-            }
-            Ok(())
-        })
-    }
-
-    fn write_slot<W: Write>(&self, encoder: &mut Encoder<W>, slot: u32) -> std::io::Result<()> {
-        let store = &self.shared.store;
-        match (store.state(slot), store.vector(slot)) {
-            (SlotState::Live, Some(vector)) => {
-                encoder.u8(1)?;
-                encoder.f32s(vector)
-            }
-            (SlotState::Deleted, Some(vector)) => {
-                encoder.u8(2)?;
-                encoder.f32s(vector)
-            }
-            _ => encoder.u8(0),
-        }
-    }
-
-    /// Loads a checkpoint; returns the index and the last operation id it covers. Slots that
-    /// were not linked when it was saved are queued for the graph builders again.
-    pub fn load(path: &Path) -> KernelResult<(VectorIndex, u64)> {
-        let body = checkpoint::read_verified(path)?;
-        let mut decoder = Decoder::new(&body);
-        decoder.take(MAGIC.len() + 4)?;
-        let dimension = decoder.u32()? as usize;
-        let metric_code = decoder.u8()?;
-        let metric = Metric::from_code(metric_code).ok_or_else(|| KernelError::corrupt(format!("unknown metric code {metric_code}")))?;
-        let params = IndexParams {
-            dimension,
-            metric,
-            m: decoder.u32()? as usize,
-            ef_construct: decoder.u32()? as usize,
-            full_scan_threshold: decoder.u32()? as usize,
-            indexing_threads: decoder.u32()? as usize,
-        };
-        params.validate().map_err(|error| KernelError::corrupt(format!("stored parameters are invalid: {}", error.message)))?;
-        let last_operation_id = decoder.u64()?;
-        let bound = decoder.u32()?;
-        let index = VectorIndex::new(params)?;
-        let shared = &*index.shared;
-        let mut vector = vec![0f32; dimension];
-        for slot in 0..bound {
-            match decoder.u8()? {
-                0 => {}
-                state @ (1 | 2) => {
-                    decoder.f32s(&mut vector)?;
-                    if vector.iter().any(|value| !value.is_finite()) {
-                        return Err(KernelError::corrupt(format!("slot {slot} holds a non-finite value")));
-                    }
-                    if state == 2 {
-                        shared.store.put_deleted(slot, &vector);
-                    } else {
-                        shared.store.put(slot, &vector);
-                    }
-                }
-                other => return Err(KernelError::corrupt(format!("slot {slot} has unknown state {other}"))),
-            }
-        }
-        let mut unlinked: Vec<u32> = Vec::new();
-        match decoder.u8()? {
-            GRAPH_NONE => {}
-            GRAPH_HNSW => {
-                shared.graph.read_from(&mut decoder, bound)?;
-                let count = decoder.u32()? as usize;
-                if count > bound as usize {
-                    return Err(KernelError::corrupt(format!("{count} pending slots for {bound} slots")));
-                }
-                for _ in 0..count {
-                    unlinked.push(decoder.u32()?);
-                }
-            }
-            other => return Err(KernelError::corrupt(format!("unknown graph section kind {other}"))),
-        }
-        if decoder.remaining() != 0 {
-            return Err(KernelError::corrupt(format!("{} unexpected bytes after the graph", decoder.remaining())));
-        }
-        let tombstones = (0..bound).filter(|slot| shared.graph.contains(*slot) && !shared.store.is_live(*slot)).count();
-        shared.graph_tombstones.store(tombstones, Ordering::Release);
-        // Anything live the graph does not hold (or that was mid-link) goes back to the tail.
-        unlinked.extend((0..bound).filter(|slot| shared.store.is_live(*slot) && !shared.graph.contains(*slot)));
-        if !unlinked.is_empty() {
-            index.queue_for_linking(unlinked);
-        }
-        Ok((index, last_operation_id))
-    }
 }
-
-const GRAPH_NONE: u8 = 0;
-const GRAPH_HNSW: u8 = 1;

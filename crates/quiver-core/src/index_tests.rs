@@ -219,6 +219,17 @@ fn a_checkpoint_restores_the_same_graph_and_answers() {
 }
 
 #[test]
+fn a_missing_checkpoint_is_its_own_code_not_an_io_error() {
+    let directory = std::env::temp_dir().join(format!("quiver-core-missing-{}", std::process::id()));
+    std::fs::create_dir_all(&directory).unwrap();
+    let error = VectorIndex::load(&directory.join("absent.qvx")).err().unwrap();
+    assert_eq!(error.code, ErrorCode::CheckpointMissing);
+    // A path that exists but cannot be read as a file is a real read failure.
+    assert_eq!(VectorIndex::load(&directory).err().unwrap().code, ErrorCode::Io);
+    std::fs::remove_dir_all(&directory).unwrap();
+}
+
+#[test]
 fn a_checkpoint_taken_mid_build_requeues_the_unlinked_tail() {
     let directory = std::env::temp_dir().join(format!("quiver-core-midbuild-{}", std::process::id()));
     std::fs::create_dir_all(&directory).unwrap();

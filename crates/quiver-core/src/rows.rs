@@ -126,6 +126,8 @@ impl<T: Zeroable> Rows<T> {
     /// # Safety
     /// The caller guarantees no one else reads or writes this row for the borrow's lifetime
     /// (the arena writes a row once, before publishing its index).
+    // The lint is right in general; here the arena's write-once protocol (see Safety) is what
+    // makes handing out `&mut` from `&self` sound, and the function is `unsafe` to say so.
     #[allow(clippy::mut_from_ref)]
     pub unsafe fn row_mut(&self, row: usize) -> &mut [T] {
         std::slice::from_raw_parts_mut(self.pointer(row), self.row_length)

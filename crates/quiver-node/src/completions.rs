@@ -1,12 +1,14 @@
 //! One long-lived thread-safe function per JS environment that delivers every search result.
+//! Twin of src/native/completions.ts (tests in src/native/completions.test.ts).
 //!
 //! A deferred promise per search (napi-rs `create_deferred`) creates and tears down a
 //! thread-safe function each time: measurable JS-thread time per request under load. Instead
 //! the TS side keeps its own promise per ticket (src/native/completions.ts), a kernel thread
-//! posts `(ticket, result bytes | error message)` here, and Node batches the posts into one
+//! posts `(ticket, result bytes | error)` here, and Node batches the posts into one
 //! wake-up of the JS thread. The function is unreferenced (it does not keep the process alive)
 //! except while the TS side says searches are pending.
 
+use crate::errors::{from_node, internal, NativeError, Result};
 use crate::result_bytes::ResultBytes;
 use napi::bindgen_prelude::*;
 use napi::sys;
@@ -28,7 +30,7 @@ pub struct Channel {
 
 pub struct Completion {
     pub ticket: f64,
-    pub outcome: std::result::Result<ResultBytes, String>,
+    pub outcome: Result<ResultBytes>,
 }
 
 impl Channel {
@@ -38,7 +40,8 @@ impl Channel {
         let Some(function) = function.as_ref() else { return };
         let data = Box::into_raw(Box::new(completion));
         // SAFETY: the function is alive while it is in the mutex (finalize empties it first).
-        let status = unsafe { sys::napi_call_threadsafe_function(function.0, data as *mut c_void, sys::ThreadsafeFunctionCallMode::nonblocking) };
+        let status =
+            unsafe { sys::napi_call_threadsafe_function(function.0, data as *mut c_void, sys::ThreadsafeFunctionCallMode::nonblocking) };
         if status != sys::Status::napi_ok {
             // Closing: the JS side is going away; reclaim the box.
             // SAFETY: Node did not take the pointer.
@@ -65,21 +68,28 @@ unsafe extern "C" fn deliver(env: sys::napi_env, callback: sys::napi_value, _con
         sys::napi_get_undefined(env, &mut undefined);
         let mut ticket = ptr::null_mut();
         sys::napi_create_double(env, completion.ticket, &mut ticket);
-        let (buffer, message) = match completion.outcome {
+        let (buffer, error) = match completion.outcome {
             Ok(bytes) => (ResultBytes::to_napi_value(env, bytes).unwrap_or(undefined), undefined),
-            Err(text) => {
-                let mut message = ptr::null_mut();
-                sys::napi_create_string_utf8(env, text.as_ptr() as *const _, text.len() as isize, &mut message);
-                (undefined, message)
-            }
+            Err(failure) => (undefined, js_error(env, failure).unwrap_or(undefined)),
         };
-        let arguments = [ticket, buffer, message];
+        let arguments = [ticket, buffer, error];
         let mut result = ptr::null_mut();
         sys::napi_call_function(env, undefined, callback, arguments.len(), arguments.as_ptr(), &mut result);
     }
 }
 
-/// The JS handle: `new CompletionChannel((ticket, buffer, message) => ...)`, once per module.
+/// A JS Error whose `code` is the failure's code (napi-rs builds it from the status), or None
+/// if the environment is going away and cannot build one.
+///
+/// # Safety
+/// `env` is live and this runs on its JS thread.
+unsafe fn js_error(env: sys::napi_env, failure: NativeError) -> Option<sys::napi_value> {
+    // SAFETY: the caller's contract.
+    let value = unsafe { JsError::from(failure).into_value(env) };
+    (!value.is_null()).then_some(value)
+}
+
+/// The JS handle: `new CompletionChannel((ticket, buffer, error) => ...)`, once per module.
 #[napi]
 pub struct CompletionChannel {
     channel: Arc<Channel>,
@@ -94,7 +104,7 @@ impl CompletionChannel {
 
 #[napi]
 impl CompletionChannel {
-    #[napi(constructor, ts_args_type = "deliver: (ticket: number, result: ArrayBuffer | undefined, error: string | undefined) => void")]
+    #[napi(constructor, ts_args_type = "deliver: (ticket: number, result: ArrayBuffer | undefined, error: Error | undefined) => void")]
     pub fn new(env: Env, deliver_to: Unknown<'_>) -> Result<CompletionChannel> {
         let channel = Arc::new(Channel { function: Mutex::new(None) });
         let name = "quiver-completions";
@@ -103,7 +113,8 @@ impl CompletionChannel {
         // SAFETY: plain Node-API calls on the JS thread with valid arguments.
         unsafe {
             let mut resource_name = ptr::null_mut();
-            check_status!(sys::napi_create_string_utf8(env.raw(), name.as_ptr() as *const _, name.len() as isize, &mut resource_name))?;
+            check_status!(sys::napi_create_string_utf8(env.raw(), name.as_ptr() as *const _, name.len() as isize, &mut resource_name))
+                .map_err(from_node)?;
             let status = sys::napi_create_threadsafe_function(
                 env.raw(),
                 deliver_to.raw(),
@@ -119,9 +130,9 @@ impl CompletionChannel {
             );
             if status != sys::Status::napi_ok {
                 drop(Arc::from_raw(finalize_data as *const Channel));
-                return Err(Error::new(Status::GenericFailure, "INTERNAL: cannot create the completion channel".to_string()));
+                return Err(internal("cannot create the completion channel"));
             }
-            check_status!(sys::napi_unref_threadsafe_function(env.raw(), raw))?;
+            check_status!(sys::napi_unref_threadsafe_function(env.raw(), raw)).map_err(from_node)?;
         }
         *channel.function.lock().unwrap_or_else(|poisoned| poisoned.into_inner()) = Some(RawFunction(raw));
         Ok(CompletionChannel { channel, raw })
@@ -137,9 +148,9 @@ impl CompletionChannel {
         // SAFETY: JS thread, live function.
         unsafe {
             if hold {
-                check_status!(sys::napi_ref_threadsafe_function(env.raw(), self.raw))?;
+                check_status!(sys::napi_ref_threadsafe_function(env.raw(), self.raw)).map_err(from_node)?;
             } else {
-                check_status!(sys::napi_unref_threadsafe_function(env.raw(), self.raw))?;
+                check_status!(sys::napi_unref_threadsafe_function(env.raw(), self.raw)).map_err(from_node)?;
             }
         }
         Ok(())

@@ -1,4 +1,5 @@
-//! The kernel's own worker threads for searches, upserts, save and load.
+//! The kernel's own worker threads for searches, upserts, save and load. Internal to the
+//! crate: no TypeScript twin.
 //!
 //! Not the libuv pool: classic-level queues every read and write there, and a burst of
 //! searches would stall the database behind them. One thread per core (searches are CPU
@@ -31,7 +32,8 @@ fn thread_count() -> usize {
 impl Pool {
     fn start(name: &str, threads: usize) -> &'static Pool {
         // Leaked on purpose: threads that outlive a job may still touch it during exit.
-        let pool: &'static Pool = Box::leak(Box::new(Pool { state: Mutex::new(PoolState { jobs: VecDeque::new(), shutdown: false }), ready: Condvar::new() }));
+        let pool: &'static Pool =
+            Box::leak(Box::new(Pool { state: Mutex::new(PoolState { jobs: VecDeque::new(), shutdown: false }), ready: Condvar::new() }));
         for number in 0..threads {
             let _ = std::thread::Builder::new().name(format!("{name}-{number}")).spawn(move || pool.run());
         }

@@ -1,7 +1,7 @@
 //! Search results cross to JS as one plain ArrayBuffer (copied into JS-owned memory) instead of
 //! an object holding two externally backed typed arrays: an external buffer costs a global
 //! handle, a finalizer and a backing-store registration each, several microseconds per search.
-//! Layout (native endian, read by src/native/wrapped-vector-index.ts):
+//! Layout (native endian, read by src/native/vector-index.ts):
 //!   single search: slots u32 × n, then scores f32 × n;
 //!   batch: counts u32 × queries, then slots u32 × total, then scores f32 × total.
 

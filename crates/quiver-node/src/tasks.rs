@@ -1,19 +1,20 @@
 //! Heavy calls run on the kernel pool (pool.rs) and settle a promise: the work runs on a
 //! kernel thread, the JS value is built on the JS thread (where native memory is also
 //! reported to V8). Typed arrays handed in are held, not copied, until the promise settles:
-//! the caller must not mutate them meanwhile (the engine never does).
+//! the caller must not mutate them meanwhile (the engine never does). Internal to the crate:
+//! no TypeScript twin.
 
-use crate::errors::{guarded, to_napi};
 use crate::completions::{Channel, Completion};
-use crate::index::MemoryReport;
-use crate::result_bytes::ResultBytes;
+use crate::errors::{from_kernel, from_node, guarded, internal, into_rejection, Result};
 use crate::pool::{file_pool, pool, Pool};
+use crate::result_bytes::ResultBytes;
+use crate::vector_index::MemoryReport;
 use napi::bindgen_prelude::*;
 use quiver_core::{AllowedSlots, Hit, SearchParams, VectorIndex};
 use std::sync::Arc;
 
 /// Runs `work` on a kernel thread; `finish` turns its result into the promise's value on the
-/// JS thread. Panics in `work` become INTERNAL errors.
+/// JS thread. Panics in `work` become INTERNAL errors; failures reject with their code.
 pub fn run_async<'env, T, D>(
     env: &'env Env,
     work: impl FnOnce() -> Result<T> + Send + 'static,
@@ -49,10 +50,15 @@ where
     T: Send + 'static,
     D: ToNapiValue + 'static,
 {
-    let (deferred, promise) = env.create_deferred()?;
-    target.submit(Box::new(move || match guarded(work) {
-        Ok(value) => deferred.resolve(move |env| finish(env, value)),
-        Err(error) => deferred.reject(error),
+    let (deferred, promise) = env.create_deferred().map_err(from_node)?;
+    target.submit(Box::new(move || {
+        let outcome = guarded(work);
+        // One resolver for both outcomes: a rejection is built on the JS thread too (see
+        // errors::into_rejection), and a deferred takes a single resolver type.
+        deferred.resolve(move |env| match outcome {
+            Ok(value) => finish(env, value).map_err(|failure| into_rejection(env, failure)),
+            Err(failure) => Err(into_rejection(env, failure)),
+        })
     }));
     Ok(promise)
 }
@@ -60,26 +66,30 @@ where
 /// Like `run_async` but on a thread of its own: for calls that mostly wait (waitIndexed)
 /// and must not hold a pool thread while searches queue behind them.
 pub fn run_waiting<'env>(env: &'env Env, work: impl FnOnce() + Send + 'static) -> Result<Object<'env>> {
-    let (deferred, promise) = env.create_deferred()?;
+    let (deferred, promise) = env.create_deferred().map_err(from_node)?;
     let spawned = std::thread::Builder::new().name("quiver-wait".to_string()).spawn(move || {
-        match guarded(|| {
+        let outcome = guarded(|| {
             work();
             Ok(())
-        }) {
-            Ok(()) => deferred.resolve(|_env| Ok(())),
-            Err(error) => deferred.reject(error),
-        }
+        });
+        deferred.resolve(move |env| outcome.map_err(|failure| into_rejection(env, failure)))
     });
-    spawned.map_err(|error| Error::new(Status::GenericFailure, format!("INTERNAL: cannot start a thread: {error}")))?;
+    spawned.map_err(|failure| internal(format!("cannot start a thread: {failure}")))?;
     Ok(promise)
 }
 
-pub fn upsert<'env>(env: &'env Env, index: Arc<VectorIndex>, memory: MemoryReport, slots: Uint32Array, vectors: Float32Array) -> Result<Object<'env>> {
+pub fn upsert<'env>(
+    env: &'env Env,
+    index: Arc<VectorIndex>,
+    memory: MemoryReport,
+    slots: Uint32Array,
+    vectors: Float32Array,
+) -> Result<Object<'env>> {
     let reporting = Arc::clone(&index);
     run_async(
         env,
         move || {
-            index.upsert(&slots, &vectors).map_err(to_napi)?;
+            index.upsert(&slots, &vectors).map_err(from_kernel)?;
             Ok((slots, vectors))
         },
         move |env, (slots, vectors)| {
@@ -135,7 +145,7 @@ pub struct SearchRequest {
 impl SearchRequest {
     fn run(&self, query: &[f32]) -> Result<Vec<Hit>> {
         let params = SearchParams { ef: self.ef, exact: self.exact, allowed: self.allowed.as_ref().map(|bytes| AllowedSlots::new(bytes)) };
-        self.index.search(query, self.k, &params).map_err(to_napi)
+        self.index.search(query, self.k, &params).map_err(from_kernel)
     }
 }
 
@@ -148,7 +158,7 @@ pub fn search_now(request: &SearchRequest) -> Result<ResultBytes> {
 /// `ticket` (the TS side holds the promise).
 pub fn search(env: &Env, channel: Arc<Channel>, ticket: f64, request: SearchRequest) {
     pool(env).submit(Box::new(move || {
-        let outcome = guarded(|| request.run(&request.queries)).map(|hits| ResultBytes::single(&hits)).map_err(|error| error.reason.clone());
+        let outcome = guarded(|| request.run(&request.queries)).map(|hits| ResultBytes::single(&hits));
         drop(request);
         channel.send(Completion { ticket, outcome });
     }));
@@ -159,15 +169,14 @@ pub fn search_batch(env: &Env, channel: Arc<Channel>, ticket: f64, request: Sear
         let outcome = guarded(|| {
             let dimension = request.index.dimension();
             if !request.queries.len().is_multiple_of(dimension) {
-                return Err(to_napi(quiver_core::KernelError::dimension(dimension, request.queries.len() % dimension)));
+                return Err(from_kernel(quiver_core::KernelError::dimension(dimension, request.queries.len() % dimension)));
             }
             let mut results = Vec::with_capacity(request.queries.len() / dimension);
             for query in request.queries.chunks_exact(dimension) {
                 results.push(request.run(query)?);
             }
             Ok(ResultBytes::batch(&results))
-        })
-        .map_err(|error| error.reason.clone());
+        });
         drop(request);
         channel.send(Completion { ticket, outcome });
     }));

@@ -110,7 +110,6 @@ impl InstructionSet {
             InstructionSet::Avx512 => x86::avx512_available().then_some(x86::AVX512),
             #[cfg(target_arch = "aarch64")]
             InstructionSet::Neon => Some(neon::NEON),
-            #[allow(unreachable_patterns)]
             _ => None,
         }
     }

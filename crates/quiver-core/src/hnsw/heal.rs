@@ -41,8 +41,10 @@ impl Graph {
                 }
                 candidates.sort_unstable();
                 candidates.dedup();
-                let mut scored: Vec<Neighbor> =
-                    candidates.iter().map(|candidate| Neighbor { distance: store.distance_in(store.link_space(), base, *candidate), slot: *candidate }).collect();
+                let mut scored: Vec<Neighbor> = candidates
+                    .iter()
+                    .map(|candidate| Neighbor { distance: store.distance_in(store.link_space(), base, *candidate), slot: *candidate })
+                    .collect();
                 scored.sort_unstable();
                 let kept: Vec<u32> =
                     self.select_neighbors(store, &scored, self.params.capacity(level)).iter().map(|neighbor| neighbor.slot).collect();

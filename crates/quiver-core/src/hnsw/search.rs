@@ -42,6 +42,8 @@ impl Graph {
 
     /// Best-first search of one level from `entries`; returns up to `ef` live nodes that pass
     /// `accept`, nearest first. Every node is walked through, accepted or not.
+    // Every argument is a separate borrow of the caller's state on the hottest loop of a search;
+    // a struct bundling them would only rename them and add a lifetime to thread through.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn search_level<F: Fn(u32) -> bool>(
         &self,

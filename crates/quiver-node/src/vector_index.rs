@@ -1,10 +1,11 @@
-//! `NativeVectorIndex`: the JS class over one `quiver_core::VectorIndex`. Methods either
-//! answer at once from lock-free reads (has, vectors, stats) or hand work to the kernel pool
-//! and return a promise (upsert, delete, search, save, load). src/native/index.ts wraps it in the typed
-//! `VectorIndex` contract.
+//! `NativeVectorIndex`: the JS class over one `quiver_core::VectorIndex`. Twin of
+//! src/native/vector-index.ts, which wraps it in the typed `VectorIndex` contract (tests in
+//! src/native/vector-index.test.ts and vector-index-graph.test.ts). Methods either answer at
+//! once from lock-free reads (has, vectors, stats) or hand work to the kernel pool and return a
+//! promise (upsert, delete, search, save, load).
 
 use crate::completions::{Channel, CompletionChannel};
-use crate::errors::{closed, guarded, invalid, to_napi};
+use crate::errors::{closed, from_kernel, guarded, invalid, Result};
 use crate::result_bytes::ResultBytes;
 use crate::tasks::{self, run_file_job, run_waiting, Queries, SearchRequest};
 use napi::bindgen_prelude::*;
@@ -68,7 +69,7 @@ impl NativeVectorIndex {
 }
 
 impl ObjectFinalize for NativeVectorIndex {
-    fn finalize(self, env: Env) -> Result<()> {
+    fn finalize(self, env: Env) -> napi::Result<()> {
         self.memory.set(&env, 0);
         Ok(())
     }
@@ -89,6 +90,8 @@ fn ensure_integer(name: &str, value: f64) -> Result<u64> {
 #[napi]
 impl NativeVectorIndex {
     #[napi(factory, catch_unwind)]
+    // The positional JS signature napi-rs generates; an options object would have to be read
+    // field by field through Node-API for no gain (the TS wrapper already checks each value).
     #[allow(clippy::too_many_arguments)]
     pub fn create(
         env: Env,
@@ -108,7 +111,7 @@ impl NativeVectorIndex {
             full_scan_threshold: full_scan_threshold as usize,
             indexing_threads: indexing_threads as usize,
         };
-        let index = VectorIndex::new(params).map_err(to_napi)?;
+        let index = VectorIndex::new(params).map_err(from_kernel)?;
         let native = NativeVectorIndex::wrap(Arc::new(index), 0, completions.channel());
         native.report_memory(&env);
         Ok(native)
@@ -121,7 +124,7 @@ impl NativeVectorIndex {
         let channel = completions.channel();
         run_file_job(
             env,
-            move || VectorIndex::load(&path).map_err(to_napi),
+            move || VectorIndex::load(&path).map_err(from_kernel),
             move |env, (index, last_operation_id)| {
                 let native = NativeVectorIndex::wrap(Arc::new(index), last_operation_id, channel);
                 native.report_memory(&env);
@@ -159,6 +162,8 @@ impl NativeVectorIndex {
     /// Starts a search; its result arrives on the completion channel under `ticket` as an
     /// ArrayBuffer: slots (u32 × n) then scores (f32 × n).
     #[napi(catch_unwind)]
+    // Positional JS arguments on purpose: an options object per search would cost a JS
+    // allocation and a Node-API property read per field on the hot path.
     #[allow(clippy::too_many_arguments)]
     pub fn search(
         &self,
@@ -185,6 +190,8 @@ impl NativeVectorIndex {
     /// Starts a batch search; its result arrives on the completion channel under `ticket` as an
     /// ArrayBuffer: counts (u32 × queries), slots (u32 × total), scores (f32 × total).
     #[napi(catch_unwind)]
+    // Positional JS arguments on purpose: an options object per search would cost a JS
+    // allocation and a Node-API property read per field on the hot path.
     #[allow(clippy::too_many_arguments)]
     pub fn search_batch(
         &self,
@@ -268,7 +275,7 @@ impl NativeVectorIndex {
         let last_operation_id = ensure_integer("lastOperationId", last_operation_id)?;
         let index = self.index()?;
         let path = PathBuf::from(path);
-        run_file_job(env, move || index.save(&path, last_operation_id).map_err(to_napi), |_env, ()| Ok(()))
+        run_file_job(env, move || index.save(&path, last_operation_id).map_err(from_kernel), |_env, ()| Ok(()))
     }
 
     /// Drops this handle's reference; memory is freed once running tasks finish. Idempotent.

@@ -1,5 +1,7 @@
+// Rules for addon.ts, the exports of crates/quiver-node/src/lib.rs: dot and instructionSet.
 import { describe, expect, it } from 'vitest';
-import { native, nativeErrorCode } from './index.js';
+import { native } from './addon.js';
+import { nativeErrorCode } from './errors.js';
 
 function scalarDot(left: Float32Array, right: Float32Array): number {
   let sum = 0;

@@ -1,0 +1,23 @@
+// The addon itself: the TypeScript twin of crates/quiver-node/src/lib.rs (the crate root, whose
+// exports NativeBinding lists), tested in addon.test.ts. The only file that loads the Rust
+// addon; everything else goes through the typed wrappers beside it, so the native surface stays
+// small, typed and replaceable in tests.
+import { createRequire } from 'node:module';
+import type { CompletionChannelHandle, Deliver } from './completions.js';
+import type { NativeVectorIndexClass } from './vector-index.js';
+
+/** What the addon exports; keep in step with crates/quiver-node/src/lib.rs. */
+export interface NativeBinding {
+  /** Dot product of two equal-length vectors, read in place (no copy). */
+  dot(left: Float32Array, right: Float32Array): number;
+  /** The SIMD instruction set the kernel chose at run time, e.g. "avx2+fma". */
+  instructionSet(): string;
+  /** crates/quiver-node/src/vector_index.rs, wrapped by vector-index.ts. */
+  NativeVectorIndex: NativeVectorIndexClass;
+  /** crates/quiver-node/src/completions.rs, wrapped by completions.ts. */
+  CompletionChannel: new (deliver: Deliver) => CompletionChannelHandle;
+}
+
+// Same relative path from src/native (tests) and dist/native (built server).
+const require = createRequire(import.meta.url);
+export const native: NativeBinding = require('../../native/index.cjs') as NativeBinding;

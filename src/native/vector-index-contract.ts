@@ -1,0 +1,89 @@
+// The contract between the engine (src/engine) and the kernel's vector index: one instance per
+// (collection, vector name). Types only, so it has no Rust twin: vector-index.ts implements it
+// over crates/quiver-node/src/vector_index.rs and re-exports it, and the engine codes against
+// it. Typed arrays in, typed arrays out.
+
+/** Distances as the wire names them (API.md §4). */
+export type Distance = 'Cosine' | 'Euclid' | 'Dot' | 'Manhattan';
+
+export interface VectorIndexOptions {
+  dimension: number;
+  distance: Distance;
+  /** HNSW links per node on upper levels; level 0 keeps 2·m. Default 16. */
+  m: number;
+  /** Candidate list size while building. Default 100. */
+  efConstruct: number;
+  /**
+   * Below this many allowed points a filtered search scans them exactly instead of walking
+   * the graph; also the size under which an unfiltered search is a plain scan.
+   */
+  fullScanThreshold: number;
+  /** Threads building the graph in the background; 0 = one per core. */
+  indexingThreads: number;
+}
+
+export interface SearchOptions {
+  /** Candidate list size for this search; the kernel uses max(k, ef). Default max(k, 64). */
+  ef?: number;
+  /** True: exact brute-force answer over the allowed points, never the graph. */
+  exact?: boolean;
+  /**
+   * Allowed slots as a little-endian bitset (bit `slot % 8` of byte `slot >> 3`). Only these
+   * slots may be returned. Absent: every live slot is allowed.
+   */
+  allowed?: Uint8Array;
+}
+
+/** Best first. `scores` use the wire convention (API.md §4): Cosine/Dot similarity, larger is
+ * better; Euclid the L2 distance and Manhattan the L1 distance, smaller is better. */
+export interface SearchResult {
+  slots: Uint32Array;
+  scores: Float32Array;
+}
+
+export interface VectorIndexStats {
+  /** Live vectors (upserted, not deleted). */
+  count: number;
+  /** Live vectors already linked into the graph; count - indexed are still in the exact-scan tail. */
+  indexedCount: number;
+  deletedCount: number;
+  /** Bytes held by the arena, graph and auxiliary structures. */
+  memoryBytes: number;
+}
+
+export interface VectorIndex {
+  readonly dimension: number;
+  readonly distance: Distance;
+  /**
+   * Inserts or replaces the vectors of `slots`; `vectors` holds slots.length · dimension
+   * values, row by row. Cosine vectors are normalised inside. Searchable when the promise
+   * resolves; linked into the graph in the background.
+   */
+  upsert(slots: Uint32Array, vectors: Float32Array): Promise<void>;
+  /** Removes the vectors of `slots` (tombstones); unknown slots are ignored. */
+  delete(slots: Uint32Array): Promise<void>;
+  /** The k nearest live, allowed vectors to `query`. */
+  search(query: Float32Array, k: number, options?: SearchOptions): Promise<SearchResult>;
+  /** `queries` holds count · dimension values; one result per query, in order. */
+  searchBatch(queries: Float32Array, k: number, options?: SearchOptions): Promise<SearchResult[]>;
+  /** The stored (for Cosine, normalised) vectors of `slots`, row by row; NaN-filled rows for
+   * slots that hold no vector. */
+  vectors(slots: Uint32Array): Float32Array;
+  /** Whether `slot` holds a live vector. */
+  has(slot: number): boolean;
+  stats(): VectorIndexStats;
+  /** Resolves once every upserted vector is linked into the graph. */
+  waitIndexed(): Promise<void>;
+  /**
+   * Writes arena + graph to `path` atomically (temp file, fsync, rename, fsync directory),
+   * tagged with the last operation id it covers.
+   */
+  save(path: string, lastOperationId: number): Promise<void>;
+  /** Releases native memory; the instance must not be used afterwards. */
+  close(): void;
+}
+
+export interface LoadedVectorIndex {
+  index: VectorIndex;
+  lastOperationId: number;
+}
