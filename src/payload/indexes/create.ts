@@ -1,5 +1,6 @@
 // Builds the index a definition describes.
-import { defaultTextIndexOptions, type TextIndexOptions, type Tokenizer } from '../tokenize.js';
+import { textAnalyserOptionsFromParams } from '../../text/analysis-params.js';
+import type { TextIndexOptions } from '../tokenize.js';
 import { BoolIndex } from './bool.js';
 import { DatetimeIndex } from './datetime.js';
 import { GeoIndex } from './geo.js';
@@ -10,14 +11,7 @@ import { TextIndex } from './text.js';
 import type { PayloadIndex } from './types.js';
 
 export function textOptionsOf(definition: IndexDefinition): TextIndexOptions {
-  const params = definition.params ?? {};
-  return {
-    tokenizer: (params.tokenizer as Tokenizer | undefined) ?? defaultTextIndexOptions.tokenizer,
-    lowercase: (params.lowercase as boolean | undefined) ?? defaultTextIndexOptions.lowercase,
-    minTokenLength: (params.min_token_len as number | undefined) ?? undefined,
-    maxTokenLength: (params.max_token_len as number | undefined) ?? undefined,
-    phraseMatching: (params.phrase_matching as boolean | undefined) ?? false,
-  };
+  return textAnalyserOptionsFromParams(definition.params ?? {});
 }
 
 export function createPayloadIndex(definition: IndexDefinition): PayloadIndex {

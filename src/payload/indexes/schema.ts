@@ -2,6 +2,7 @@
 // normalised definition that is persisted (versioned by its owner) and echoed in payload_schema.
 import { errors } from '../../errors.js';
 import { isPlainObject } from '../path.js';
+import { validateTextAnalysisParams } from '../../text/analysis-params.js';
 import type { Tokenizer } from '../tokenize.js';
 import type { PayloadSchemaType } from './types.js';
 
@@ -26,7 +27,7 @@ const allowedParams: Record<PayloadSchemaType, readonly string[]> = {
   bool: ['on_disk'],
   datetime: ['is_principal', 'on_disk'],
   uuid: ['is_tenant', 'on_disk'],
-  text: ['tokenizer', 'min_token_len', 'max_token_len', 'lowercase', 'phrase_matching', 'on_disk'],
+  text: ['tokenizer', 'min_token_len', 'max_token_len', 'lowercase', 'phrase_matching', 'ascii_folding', 'stopwords', 'stemmer', 'on_disk'],
   geo: ['on_disk'],
 };
 
@@ -63,7 +64,7 @@ export function parseIndexDefinition(value: unknown, where = 'field_schema'): In
       throw errors.invalidField(`${where}.${key}`, `not a parameter of a ${type} index (expected ${allowedParams[type].join(', ') || 'none'})`);
     }
   }
-  for (const name of ['is_tenant', 'on_disk', 'lookup', 'range', 'is_principal', 'lowercase', 'phrase_matching']) expectBoolean(value, name, where);
+  for (const name of ['is_tenant', 'on_disk', 'lookup', 'range', 'is_principal', 'lowercase', 'phrase_matching', 'ascii_folding']) expectBoolean(value, name, where);
   if (type === 'integer' && value.lookup === false && value.range === false) {
     throw errors.invalidField(where, 'an integer index needs lookup or range (or both)');
   }
@@ -76,6 +77,7 @@ export function parseIndexDefinition(value: unknown, where = 'field_schema'): In
     if (typeof value.min_token_len === 'number' && typeof value.max_token_len === 'number' && value.min_token_len > value.max_token_len) {
       throw errors.invalidField(where, 'min_token_len must not exceed max_token_len');
     }
+    validateTextAnalysisParams(value, where);
   }
   return { type, params: { ...value } };
 }
