@@ -103,7 +103,7 @@ export class CollectionRegistry {
         continue;
       }
       const collection = this.newCollection(number, record.name, record.config);
-      const report = await recoverCollection(collection, database, this.options.logger);
+      const report = await recoverCollection(collection, this.options.logger);
       this.collections.set(record.name, collection);
       this.options.logger.info({ collection: record.name, ...report }, 'collection loaded');
     }

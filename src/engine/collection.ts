@@ -5,28 +5,17 @@
 // rebuild it (collection-recovery.ts).
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { AbstractBatchOperation } from 'abstract-level';
 import type { Logger } from 'pino';
 import { errors } from '../errors.js';
-import { parseJson } from '../json/parse.js';
 import { serializeJson } from '../json/serialize.js';
 import { createVectorIndex } from '../native/index.js';
 import type { SearchOptions, SearchResult, VectorIndex, VectorIndexOptions } from '../native/vector-index.js';
-import { encodePointIdBytes, formatPointId, pointIdKey, type PointId } from '../points/ids.js';
+import { formatPointId, pointIdKey, type PointId } from '../points/ids.js';
 import { selectPayload, type Payload, type PayloadSelection, type VectorSelection } from '../points/selectors.js';
 import { float32RowToNumbers, type VectorLayout } from '../points/vectors.js';
+import { CollectionStore, type CollectionBatch } from '../storage/collection-store.js';
 import type { Database } from '../storage/database.js';
-import {
-  collectionStateKey,
-  extensionKey,
-  extensionPrefix,
-  operationKey,
-  pointKey,
-  prefixEnd,
-  vectorKey,
-} from '../storage/keys.js';
-import { encodeOperation, type OperationKind } from '../storage/operation-log.js';
-import { encodeCollectionState, encodePointRecord, encodeVectorRecord } from '../storage/point-records.js';
+import type { OperationKind } from '../storage/operation-log.js';
 import { describeCollectionConfig, effectiveHnswConfig, unnamedVector, type CollectionConfig } from './collection-config.js';
 import { selectByFilter, type PointSelector } from './point-selection.js';
 import { WriteQueue } from './write-queue.js';
@@ -91,8 +80,6 @@ export interface NearestResult {
   scores: number[];
 }
 
-type BatchOperation = AbstractBatchOperation<Database, Buffer, Buffer>;
-
 /** The checkpoint file of one vector index. Names are hex-encoded: any string is a valid name. */
 export function checkpointPath(directory: string, vectorName: string): string {
   return join(directory, `vector-${Buffer.from(vectorName, 'utf8').toString('hex')}.qvi`);
@@ -124,7 +111,8 @@ export class Collection {
   readonly name: string;
   readonly directory: string;
   private currentConfig: CollectionConfig;
-  private readonly database: Database;
+  /** Every read and write of this collection's stored data goes through here. */
+  readonly store: CollectionStore;
   private readonly settings: CollectionSettings;
   private readonly logger: Logger;
   private readonly queue = new WriteQueue();
@@ -159,7 +147,7 @@ export class Collection {
     this.number = options.number;
     this.name = options.name;
     this.currentConfig = options.config;
-    this.database = options.database;
+    this.store = new CollectionStore(options.database, options.number, { fsync: options.settings.fsync });
     this.directory = options.directory;
     this.settings = options.settings;
     this.logger = options.logger;
@@ -480,7 +468,7 @@ export class Collection {
     operation: FailedOperationName,
     wait: boolean,
     steps: {
-      prepare(operationId: number): { plan: Plan; kind: OperationKind; slots: number[]; batch: BatchOperation[]; rollback?: () => void };
+      prepare(operationId: number, batch: CollectionBatch): { plan: Plan; kind: OperationKind; slots: number[]; rollback?: () => void };
       commit(plan: Plan, operationId: number): void;
       apply?(plan: Plan): Promise<void>;
     },
@@ -493,11 +481,10 @@ export class Collection {
     const done = this.queue.run(async () => {
       this.assertOperable();
       const operationId = this.lastOperation + 1;
-      const prepared = steps.prepare(operationId);
-      prepared.batch.push({ type: 'put', key: operationKey(this.number, operationId), value: encodeOperation({ kind: prepared.kind, slots: prepared.slots }) });
-      prepared.batch.push({ type: 'put', key: collectionStateKey(this.number), value: encodeCollectionState(operationId) });
+      const batch = this.store.newBatch();
+      const prepared = steps.prepare(operationId, batch);
       try {
-        await this.database.batch(prepared.batch, { sync: this.settings.fsync });
+        await this.store.commit(batch, operationId, { kind: prepared.kind, slots: prepared.slots });
       } catch (error) {
         prepared.rollback?.();
         throw errors.internal(operation, error);
@@ -535,9 +522,8 @@ export class Collection {
       entry: PointEntry;
     }
     return this.write<Change[]>('Upsert', wait, {
-      prepare: (operationId) => {
+      prepare: (operationId, batch) => {
         const changes: Change[] = [];
-        const batch: BatchOperation[] = [];
         const allocated: number[] = [];
         try {
           for (const point of points) {
@@ -550,11 +536,11 @@ export class Collection {
               allocated.push(slot);
             }
             const entry: PointEntry = { id: point.id, key: point.key, slot, version: operationId, payload: point.payload };
-            batch.push({ type: 'put', key: pointKey(this.number, encodePointIdBytes(point.id)), value: encodePointRecord({ slot, version: operationId, payloadJson: point.payloadJson }) });
+            batch.putPoint(point.id, { slot, version: operationId, payloadJson: point.payloadJson });
             for (const name of this.indexes.keys()) {
               const vector = point.vectors.get(name);
-              if (vector) batch.push({ type: 'put', key: vectorKey(this.number, slot, name), value: encodeVectorRecord(vector) });
-              else if (previous) batch.push({ type: 'del', key: vectorKey(this.number, slot, name) });
+              if (vector) batch.putVector(slot, name, vector);
+              else if (previous) batch.deleteVector(slot, name);
             }
             changes.push({ point, previous, entry });
           }
@@ -566,7 +552,6 @@ export class Collection {
           plan: changes,
           kind: 'upsert',
           slots: changes.map((change) => change.entry.slot),
-          batch,
           rollback: () => this.freeSlots.push(...allocated),
         };
       },
@@ -622,14 +607,13 @@ export class Collection {
   /** Deletes the selected points; unknown ids are not an error. */
   deletePoints(selector: PointSelector, wait: boolean): Promise<WriteResult> {
     return this.write<PointEntry[]>('Delete', wait, {
-      prepare: () => {
+      prepare: (_operationId, batch) => {
         const entries = this.resolveSelector(selector, 'skip', 'filter');
-        const batch: BatchOperation[] = [];
         for (const entry of entries) {
-          batch.push({ type: 'del', key: pointKey(this.number, encodePointIdBytes(entry.id)) });
-          for (const name of this.indexes.keys()) batch.push({ type: 'del', key: vectorKey(this.number, entry.slot, name) });
+          batch.deletePoint(entry.id);
+          for (const name of this.indexes.keys()) batch.deleteVector(entry.slot, name);
         }
-        return { plan: entries, kind: 'delete', slots: entries.map((entry) => entry.slot), batch };
+        return { plan: entries, kind: 'delete', slots: entries.map((entry) => entry.slot) };
       },
       commit: (entries) => {
         for (const entry of entries) {
@@ -655,9 +639,8 @@ export class Collection {
       vectors: Map<string, Float32Array>;
     }
     return this.write<Change[]>('Upsert', wait, {
-      prepare: (operationId) => {
+      prepare: (operationId, batch) => {
         const byKey = new Map<string, Change>();
-        const batch: BatchOperation[] = [];
         for (const point of points) {
           const key = pointIdKey(point.id);
           const previous = byKey.get(key)?.entry ?? this.pointsByKey.get(key);
@@ -668,10 +651,10 @@ export class Collection {
         }
         const changes = [...byKey.values()];
         for (const { entry, vectors } of changes) {
-          batch.push({ type: 'put', key: pointKey(this.number, encodePointIdBytes(entry.id)), value: encodePointRecord({ slot: entry.slot, version: operationId, payloadJson: serializeJson(entry.payload) }) });
-          for (const [name, vector] of vectors) batch.push({ type: 'put', key: vectorKey(this.number, entry.slot, name), value: encodeVectorRecord(vector) });
+          batch.putPoint(entry.id, { slot: entry.slot, version: operationId, payloadJson: serializeJson(entry.payload) });
+          for (const [name, vector] of vectors) batch.putVector(entry.slot, name, vector);
         }
-        return { plan: changes, kind: 'update_vectors', slots: changes.map((change) => change.entry.slot), batch };
+        return { plan: changes, kind: 'update_vectors', slots: changes.map((change) => change.entry.slot) };
       },
       commit: (changes) => {
         for (const { entry, vectors } of changes) {
@@ -711,19 +694,18 @@ export class Collection {
       entry: PointEntry;
     }
     return this.write<Change[]>('Payload operation', options.wait, {
-      prepare: (operationId) => {
+      prepare: (operationId, batch) => {
         const entries = this.resolveSelector(selector, options.missing, 'filter');
         const changes: Change[] = [];
-        const batch: BatchOperation[] = [];
         for (const previous of entries) {
           const payload = transform(previous.payload, previous);
           const payloadJson = serializeJson(payload);
           this.checkPayloadSize(payloadJson, `payload of point ${formatPointId(previous.id)}`);
           const entry: PointEntry = { ...previous, payload, version: operationId };
-          batch.push({ type: 'put', key: pointKey(this.number, encodePointIdBytes(entry.id)), value: encodePointRecord({ slot: entry.slot, version: operationId, payloadJson }) });
+          batch.putPoint(entry.id, { slot: entry.slot, version: operationId, payloadJson });
           changes.push({ previous, entry });
         }
-        return { plan: changes, kind: 'payload', slots: [], batch };
+        return { plan: changes, kind: 'payload', slots: [] };
       },
       commit: (changes) => {
         for (const { previous, entry } of changes) {
@@ -752,14 +734,10 @@ export class Collection {
     options: { wait: boolean; operation: FailedOperationName; apply?: () => Promise<void> | void },
   ): Promise<WriteResult> {
     return this.write<null>(options.operation, options.wait, {
-      prepare: () => {
-        const batch: BatchOperation[] = [];
-        for (const [key, value] of Object.entries(changes.put ?? {})) {
-          const body = Buffer.from(serializeJson(value), 'utf8');
-          batch.push({ type: 'put', key: extensionKey(this.number, namespace, key), value: Buffer.concat([Buffer.from([1]), body]) });
-        }
-        for (const key of changes.delete ?? []) batch.push({ type: 'del', key: extensionKey(this.number, namespace, key) });
-        return { plan: null, kind: 'payload', slots: [], batch };
+      prepare: (_operationId, batch) => {
+        for (const [key, value] of Object.entries(changes.put ?? {})) batch.putExtension(namespace, key, value);
+        for (const key of changes.delete ?? []) batch.deleteExtension(namespace, key);
+        return { plan: null, kind: 'payload', slots: [] };
       },
       commit: () => undefined,
       apply: options.apply ? async () => options.apply!() : undefined,
@@ -767,14 +745,8 @@ export class Collection {
   }
 
   /** Every extension record of `namespace`: key -> the JSON value written by writeExtension. */
-  async readExtension(namespace: string): Promise<Map<string, unknown>> {
-    const prefix = extensionPrefix(this.number, namespace);
-    const records = new Map<string, unknown>();
-    for await (const [key, value] of this.database.iterator({ gte: prefix, lt: prefixEnd(prefix) })) {
-      if (value[0] !== 1) throw new Error(`extension record ${namespace}: unsupported format version ${value[0]}`);
-      records.set(key.subarray(prefix.length).toString('utf8'), parseJson(value.subarray(1).toString('utf8')));
-    }
-    return records;
+  readExtension(namespace: string): Promise<Map<string, unknown>> {
+    return this.store.extension(namespace);
   }
 
   // ---- checkpoints ------------------------------------------------------------------------
@@ -846,7 +818,7 @@ export class Collection {
       this.checkpointedOperation = covered;
       this.operationsSinceCheckpoint = 0;
       // Only after every index of the collection durably covers `covered` may the log shrink.
-      await this.database.clear({ gte: operationKey(this.number, 0), lte: operationKey(this.number, covered) });
+      await this.store.trimLog(covered);
       this.logger.info({ collection: this.name, operation_id: covered, reason, elapsed_ms: Math.round(performance.now() - started) }, 'checkpoint saved');
       return true;
     });
