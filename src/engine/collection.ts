@@ -15,8 +15,9 @@ import { CollectionStore } from '../storage/collection-store.js';
 import type { Database } from '../storage/database.js';
 import { Checkpointer } from './checkpointer.js';
 import { describeCollectionConfig, effectiveHnswConfig, type CollectionConfig } from './collection-config.js';
+import { withoutFilterHooks, type CollectionHooks } from './collection-hooks.js';
 import { InFlightVectors } from './in-flight-vectors.js';
-import { selectByFilter, type PointSelector } from './point-selection.js';
+import type { PointSelector } from './point-selection.js';
 import { PointTable, type PointEntry } from './point-table.js';
 import { RecordView, vectorIndexNamed, type PointRecord } from './record-view.js';
 import { WritePath, type FailedOperationName, type PayloadChange, type PreparedPoint, type UpdateMode, type WriteResult } from './write-path.js';
@@ -27,8 +28,11 @@ export type { PointEntry } from './point-table.js';
 export type { PointRecord } from './record-view.js';
 export type { PreparedPoint, UpdateMode, WriteResult } from './write-path.js';
 
-/** Told of every payload change: `before` undefined = new point, `after` undefined = deleted. */
-export type PayloadListener = (change: PayloadChange) => void;
+/**
+ * Builds the hooks of one collection (collection-hooks.ts). The registry is given one at
+ * construction and calls it for every collection it builds, before the collection is used.
+ */
+export type CollectionHooksFactory = (collection: Collection) => CollectionHooks;
 
 export interface CollectionSettings {
   fsync: boolean;
@@ -45,6 +49,8 @@ export interface CollectionOptions {
   directory: string;
   settings: CollectionSettings;
   logger: Logger;
+  /** Default: no filter module (a filter selector is a 400, payload_schema is empty). */
+  hooks?: CollectionHooksFactory;
 }
 
 export interface NearestResult {
@@ -89,8 +95,8 @@ export class Collection {
   private readonly records: RecordView;
   private readonly writes: WritePath;
   private deleting = false;
-  private readonly payloadListeners = new Set<PayloadListener>();
-  private payloadSchemaProvider: () => Record<string, unknown> = () => ({});
+  /** What the modules above the engine add to this collection (filters, payload indexes). */
+  readonly hooks: CollectionHooks;
 
   constructor(options: CollectionOptions) {
     this.number = options.number;
@@ -121,10 +127,12 @@ export class Collection {
       checkpointer: this.checkpointer,
       maxPayloadBytes: options.settings.maxPayloadBytes,
       assertOperable: () => this.assertOperable(),
-      selectByFilter: (filter, field) => selectByFilter(this, filter, field),
+      selectByFilter: (filter, field) => this.hooks.selectByFilter(filter, field),
       payloadChanged: (change) => this.notifyPayload(change),
       logger: this.logger,
     });
+    // Last: the factory may read the collection it is given.
+    this.hooks = options.hooks ? options.hooks(this) : withoutFilterHooks;
   }
 
   // ---- configuration -------------------------------------------------------------------
@@ -221,24 +229,12 @@ export class Collection {
     return this.table.slotCapacity;
   }
 
-  /** Registers a listener told of every payload change (payload indexes). Returns an unsubscribe. */
-  addPayloadListener(listener: PayloadListener): () => void {
-    this.payloadListeners.add(listener);
-    return () => this.payloadListeners.delete(listener);
-  }
-
-  /** The filter module supplies CollectionInfo's `payload_schema`. */
-  setPayloadSchemaProvider(provider: () => Record<string, unknown>): void {
-    this.payloadSchemaProvider = provider;
-  }
-
+  /** Passes a committed payload change to the hooks; their failure must not fail the write. */
   private notifyPayload(change: PayloadChange): void {
-    for (const listener of this.payloadListeners) {
-      try {
-        listener(change);
-      } catch (error) {
-        this.logger.error({ err: error, collection: this.name }, 'payload listener failed');
-      }
+    try {
+      this.hooks.payloadChanged(change);
+    } catch (error) {
+      this.logger.error({ err: error, collection: this.name }, 'payload listener failed');
     }
   }
 
@@ -323,7 +319,7 @@ export class Collection {
       points_count: this.table.size,
       segments_count: 1,
       config: describeCollectionConfig(this.currentConfig),
-      payload_schema: this.payloadSchemaProvider(),
+      payload_schema: this.hooks.payloadSchema(),
     };
   }
 
