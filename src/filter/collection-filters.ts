@@ -15,7 +15,7 @@ import { parsePath, PathSyntaxError, type PayloadPath } from '../payload/path.js
 import type { PointView } from './evaluate.js';
 import { parseFilter, type FilterLimits } from './parse.js';
 import { estimateCount, filterSlots, type FilterTarget } from './plan.js';
-import { SlotSet } from './slot-set.js';
+import { SlotSet } from '../points/slot-set.js';
 import type { Filter } from './types.js';
 
 /** Extension namespace of the index definitions; each record carries its own format number. */
