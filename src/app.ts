@@ -5,8 +5,8 @@ import type { Logger } from 'pino';
 import { installAuth } from './auth/install.js';
 import type { Config } from './config.js';
 import { CollectionRegistry } from './engine/collection-registry.js';
-import { attachFilters } from './filter/collection-filters.js';
 import { Engine } from './engine/engine.js';
+import { filterHooks } from './filter/collection-filters.js';
 import { frameworkErrorHandler, registerErrorHandling } from './http/error-handler.js';
 import { registerJsonBody } from './http/json-body.js';
 import { registerReadinessGuard } from './http/readiness.js';
@@ -45,10 +45,9 @@ export function buildApp(config: Config, options: BuildOptions = {}): FastifyIns
   const engine = new Engine({ dataDirectory: config.storage.path, logger });
   app.decorate('engine', engine);
   app.decorate('quiverConfig', config);
-  const collections = new CollectionRegistry({ config, logger });
+  // The filter module reaches each collection only through these hooks (payload indexes, filters).
+  const collections = new CollectionRegistry({ config, logger, hooks: filterHooks(config, logger) });
   engine.addStep(collections.lifecycleStep());
-  // Payload indexes load after the collections they index.
-  attachFilters(engine, collections, config, logger);
   app.decorate('collections', collections);
 
   // A route without settings would escape the readiness and permission checks: refuse it.

@@ -6,15 +6,12 @@ import type { Logger } from 'pino';
 import { createVectorIndex, loadVectorIndex, nativeErrorCode } from '../native/index.js';
 import type { VectorIndex } from '../native/vector-index.js';
 import { parseJson } from '../json/parse.js';
-import { decodePointIdBytes, pointIdKey } from '../points/ids.js';
+import { pointIdKey } from '../points/ids.js';
 import type { Payload } from '../points/selectors.js';
-import type { Database } from '../storage/database.js';
-import { collectionPart, collectionPartRange, collectionStateKey, operationIdOfKey, parseVectorKey, pointIdBytesOfKey, vectorKey } from '../storage/keys.js';
-import { decodeOperation } from '../storage/operation-log.js';
-import { decodeCollectionState, decodePointRecord, decodeVectorRecordInto } from '../storage/point-records.js';
+import { decodeVectorRecordInto } from '../storage/point-records.js';
 import { checkpointPath, vectorIndexOptions, type Collection } from './collection.js';
 
-const readChunk = 1024;
+const reapplyChunk = 1024;
 const rebuildChunk = 4096;
 
 export interface RecoveryReport {
@@ -24,31 +21,21 @@ export interface RecoveryReport {
   indexes: Record<string, { source: 'checkpoint' | 'rebuilt'; checkpointOperationId: number; replayedSlots: number; reason?: string }>;
 }
 
-async function readPoints(collection: Collection, database: Database): Promise<number> {
-  const iterator = database.iterator(collectionPartRange(collection.number, collectionPart.point));
+async function readPoints(collection: Collection): Promise<number> {
   let count = 0;
-  try {
-    for (;;) {
-      const entries = await iterator.nextv(readChunk);
-      if (entries.length === 0) break;
-      for (const [key, value] of entries) {
-        const id = decodePointIdBytes(pointIdBytesOfKey(key));
-        const record = decodePointRecord(value);
-        collection.restorePoint({ id, key: pointIdKey(id), slot: record.slot, version: record.version, payload: parseJson(record.payloadJson) as Payload });
-        count += 1;
-      }
+  for await (const chunk of collection.store.points()) {
+    for (const record of chunk) {
+      collection.restorePoint({ id: record.id, key: pointIdKey(record.id), slot: record.slot, version: record.version, payload: parseJson(record.payloadJson) as Payload });
+      count += 1;
     }
-  } finally {
-    await iterator.close();
   }
   return count;
 }
 
 /** Rebuilds one index from every stored vector of `vectorName`. */
-async function rebuildIndex(collection: Collection, database: Database, vectorName: string): Promise<VectorIndex> {
+async function rebuildIndex(collection: Collection, vectorName: string): Promise<VectorIndex> {
   const index = createVectorIndex(vectorIndexOptions(collection.config, vectorName));
   const dimension = index.dimension;
-  const iterator = database.iterator(collectionPartRange(collection.number, collectionPart.vector));
   let slots: number[] = [];
   let rows = new Float32Array(rebuildChunk * dimension);
   const flush = async () => {
@@ -58,14 +45,10 @@ async function rebuildIndex(collection: Collection, database: Database, vectorNa
     rows = new Float32Array(rebuildChunk * dimension);
   };
   try {
-    for (;;) {
-      const entries = await iterator.nextv(readChunk);
-      if (entries.length === 0) break;
-      for (const [key, value] of entries) {
-        const parsed = parseVectorKey(key);
-        if (parsed.vectorName !== vectorName) continue;
-        decodeVectorRecordInto(value, rows, slots.length * dimension);
-        slots.push(parsed.slot);
+    for await (const chunk of collection.store.vectors(vectorName)) {
+      for (const { slot, record } of chunk) {
+        decodeVectorRecordInto(record, rows, slots.length * dimension);
+        slots.push(slot);
         if (slots.length === rebuildChunk) await flush();
       }
     }
@@ -73,18 +56,16 @@ async function rebuildIndex(collection: Collection, database: Database, vectorNa
   } catch (error) {
     index.close();
     throw error;
-  } finally {
-    await iterator.close();
   }
   return index;
 }
 
 /** Re-applies the current stored state of `slots` to `index`: upsert present vectors, delete the rest. */
-async function reapplySlots(collection: Collection, database: Database, index: VectorIndex, vectorName: string, slots: number[]): Promise<void> {
+async function reapplySlots(collection: Collection, index: VectorIndex, vectorName: string, slots: number[]): Promise<void> {
   const dimension = index.dimension;
-  for (let start = 0; start < slots.length; start += readChunk) {
-    const chunk = slots.slice(start, start + readChunk);
-    const values = await database.getMany(chunk.map((slot) => vectorKey(collection.number, slot, vectorName)));
+  for (let start = 0; start < slots.length; start += reapplyChunk) {
+    const chunk = slots.slice(start, start + reapplyChunk);
+    const values = await collection.store.vectorRecords(chunk, vectorName);
     const present: number[] = [];
     const absent: number[] = [];
     const rows = new Float32Array(chunk.length * dimension);
@@ -100,19 +81,6 @@ async function reapplySlots(collection: Collection, database: Database, index: V
     if (present.length > 0) await index.upsert(Uint32Array.from(present), rows.subarray(0, present.length * dimension));
     if (absent.length > 0) await index.delete(Uint32Array.from(absent));
   }
-}
-
-/** Slots touched by operations after `afterOperationId`, from the log. */
-async function slotsTouchedAfter(collection: Collection, database: Database, afterOperationId: number): Promise<Map<number, number>> {
-  // slot -> last operation that touched it
-  const touched = new Map<number, number>();
-  const range = collectionPartRange(collection.number, collectionPart.operation);
-  for await (const [key, value] of database.iterator(range)) {
-    const operationId = operationIdOfKey(key);
-    if (operationId <= afterOperationId) continue;
-    for (const slot of decodeOperation(value).slots) touched.set(slot, operationId);
-  }
-  return touched;
 }
 
 async function loadCheckpoint(collection: Collection, vectorName: string, lastOperationId: number): Promise<{ index: VectorIndex; covered: number } | { reason: string }> {
@@ -138,12 +106,11 @@ async function loadCheckpoint(collection: Collection, vectorName: string, lastOp
   return { index: loaded.index, covered: loaded.lastOperationId };
 }
 
-/** Loads `collection` from `database` and its checkpoint files. */
-export async function recoverCollection(collection: Collection, database: Database, logger: Logger): Promise<RecoveryReport> {
+/** Loads `collection` from its store and its checkpoint files. */
+export async function recoverCollection(collection: Collection, logger: Logger): Promise<RecoveryReport> {
   await mkdir(collection.directory, { recursive: true });
-  const stateValue = await database.get(collectionStateKey(collection.number));
-  const lastOperationId = stateValue === undefined ? 0 : decodeCollectionState(stateValue).lastOperationId;
-  const points = await readPoints(collection, database);
+  const lastOperationId = await collection.store.lastOperationId();
+  const points = await readPoints(collection);
   const report: RecoveryReport = { points, lastOperationId, indexes: {} };
 
   const indexes = new Map<string, VectorIndex>();
@@ -154,15 +121,15 @@ export async function recoverCollection(collection: Collection, database: Databa
       const loaded = await loadCheckpoint(collection, vectorName, lastOperationId);
       if ('index' in loaded) {
         loadedIndexedCounts.set(vectorName, loaded.index.stats().indexedCount);
-        const touched = await slotsTouchedAfter(collection, database, loaded.covered);
-        await reapplySlots(collection, database, loaded.index, vectorName, [...touched.keys()]);
+        const touched = await collection.store.slotsTouchedAfter(loaded.covered);
+        await reapplySlots(collection, loaded.index, vectorName, [...touched.keys()]);
         indexes.set(vectorName, loaded.index);
         lowestCovered = Math.min(lowestCovered, loaded.covered);
         report.indexes[vectorName] = { source: 'checkpoint', checkpointOperationId: loaded.covered, replayedSlots: touched.size };
       } else {
         if (points > 0) logger.warn({ collection: collection.name, vector: vectorName, reason: loaded.reason }, 'no usable checkpoint: rebuilding the index from stored vectors');
         const started = performance.now();
-        indexes.set(vectorName, await rebuildIndex(collection, database, vectorName));
+        indexes.set(vectorName, await rebuildIndex(collection, vectorName));
         if (points > 0) logger.info({ collection: collection.name, vector: vectorName, elapsed_ms: Math.round(performance.now() - started) }, 'index rebuilt');
         // A rebuilt index is in memory only: the whole log still matters until the next checkpoint.
         lowestCovered = 0;

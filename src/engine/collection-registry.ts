@@ -1,6 +1,8 @@
 // The collections registry: names -> Collection, persisted as collection records in
 // classic-level. Registered as an engine start-up step: it loads every collection (finishing any
 // deletion a crash interrupted), runs the background checkpoint timer, and checkpoints at close.
+// It builds every collection with the hooks it was given (collection-hooks.ts), and tells them
+// once the collection's points are in memory.
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
@@ -18,7 +20,7 @@ import {
 import type { CreateCollectionRequest, UpdateCollectionRequest } from './collection-request-schemas.js';
 import { validateCollectionName } from './collection-name.js';
 import { recoverCollection } from './collection-recovery.js';
-import { Collection } from './collection.js';
+import { Collection, type CollectionHooksFactory } from './collection.js';
 import type { LifecycleStep } from './engine.js';
 import { WriteQueue } from './write-queue.js';
 
@@ -34,6 +36,8 @@ interface CollectionRecord {
 export interface RegistryOptions {
   config: Config;
   logger: Logger;
+  /** Builds each collection's hooks (app.ts passes the filter module's). */
+  hooks: CollectionHooksFactory;
 }
 
 function configProblemToError(error: unknown): unknown {
@@ -82,6 +86,7 @@ export class CollectionRegistry {
         maxPayloadBytes: this.options.config.limits.max_payload_bytes,
       },
       logger: this.options.logger,
+      hooks: this.options.hooks,
     });
   }
 
@@ -102,7 +107,8 @@ export class CollectionRegistry {
         continue;
       }
       const collection = this.newCollection(number, record.name, record.config);
-      const report = await recoverCollection(collection, database, this.options.logger);
+      const report = await recoverCollection(collection, this.options.logger);
+      await collection.hooks.loaded();
       this.collections.set(record.name, collection);
       this.options.logger.info({ collection: record.name, ...report }, 'collection loaded');
     }
@@ -150,17 +156,9 @@ export class CollectionRegistry {
     return collection !== undefined && !collection.isMarkedForDeletion;
   }
 
-  /** Every loaded collection (the filter module attaches its indexes to each). */
+  /** Every operable collection. */
   all(): Collection[] {
     return [...this.collections.values()].filter((collection) => !collection.isMarkedForDeletion);
-  }
-
-  private readonly createdListeners = new Set<(collection: Collection) => void | Promise<void>>();
-
-  /** Told of every collection created or loaded later; returns an unsubscribe. */
-  onCollectionCreated(listener: (collection: Collection) => void | Promise<void>): () => void {
-    this.createdListeners.add(listener);
-    return () => this.createdListeners.delete(listener);
   }
 
   async create(name: string, request: CreateCollectionRequest): Promise<void> {
@@ -194,13 +192,11 @@ export class CollectionRegistry {
       }
       this.nextNumber = number + 1;
       this.collections.set(name, collection);
-      for (const listener of this.createdListeners) {
-        try {
-          await listener(collection);
-        } catch (error) {
-          // The collection exists durably now; a listener's failure must not report otherwise.
-          this.options.logger.error({ err: error, collection: name }, 'collection-created listener failed');
-        }
+      try {
+        await collection.hooks.loaded();
+      } catch (error) {
+        // The collection exists durably now; a hook's failure must not report otherwise.
+        this.options.logger.error({ err: error, collection: name }, 'collection-created listener failed');
       }
     });
   }

@@ -1,65 +1,38 @@
-// One collection: its points in memory (id -> entry, slot -> entry), one kernel VectorIndex per
-// vector name, and every write applied in order through a per-collection queue as ONE atomic
-// classic-level batch (point records, stored vectors, operation log entry, collection state),
-// written before it is acknowledged. The kernel is derived state: checkpoints plus the log
-// rebuild it (collection-recovery.ts).
+// One collection, as a thin facade over its parts: the point table (id <-> slot), one kernel
+// VectorIndex per vector name, the write path (every write in order through a per-collection
+// queue as ONE atomic batch of its store, written before it is acknowledged), the record view
+// (reads), and the checkpointer. The kernel is derived state: checkpoints plus the log rebuild
+// it (collection-recovery.ts).
 import { mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
-import type { AbstractBatchOperation } from 'abstract-level';
 import type { Logger } from 'pino';
 import { errors } from '../errors.js';
-import { parseJson } from '../json/parse.js';
-import { serializeJson } from '../json/serialize.js';
 import { createVectorIndex } from '../native/index.js';
 import type { SearchOptions, SearchResult, VectorIndex, VectorIndexOptions } from '../native/vector-index.js';
-import { encodePointIdBytes, formatPointId, pointIdKey, type PointId } from '../points/ids.js';
-import { selectPayload, type Payload, type PayloadSelection, type VectorSelection } from '../points/selectors.js';
-import { float32RowToNumbers, type VectorLayout } from '../points/vectors.js';
+import type { PointId } from '../points/ids.js';
+import type { Payload, PayloadSelection, VectorSelection } from '../points/selectors.js';
+import type { VectorLayout } from '../points/vectors.js';
+import { CollectionStore } from '../storage/collection-store.js';
 import type { Database } from '../storage/database.js';
-import {
-  collectionStateKey,
-  extensionKey,
-  extensionPrefix,
-  operationKey,
-  pointKey,
-  prefixEnd,
-  vectorKey,
-} from '../storage/keys.js';
-import { encodeOperation, type OperationKind } from '../storage/operation-log.js';
-import { encodeCollectionState, encodePointRecord, encodeVectorRecord } from '../storage/point-records.js';
-import { describeCollectionConfig, effectiveHnswConfig, unnamedVector, type CollectionConfig } from './collection-config.js';
-import { selectByFilter, type PointSelector } from './point-selection.js';
+import { Checkpointer } from './checkpointer.js';
+import { describeCollectionConfig, effectiveHnswConfig, type CollectionConfig } from './collection-config.js';
+import { withoutFilterHooks, type CollectionHooks } from './collection-hooks.js';
+import { InFlightVectors } from './in-flight-vectors.js';
+import type { PointSelector } from './point-selection.js';
+import { PointTable, type PointEntry } from './point-table.js';
+import { RecordView, vectorIndexNamed, type PointRecord } from './record-view.js';
+import { WritePath, type FailedOperationName, type PayloadChange, type PreparedPoint, type UpdateMode, type WriteResult } from './write-path.js';
 import { WriteQueue } from './write-queue.js';
 
-/** A live point as held in memory. Entries are replaced, never mutated, on every write. */
-export interface PointEntry {
-  readonly id: PointId;
-  /** pointIdKey(id): the map key. */
-  readonly key: string;
-  readonly slot: number;
-  /** The operation id that last wrote this point. */
-  readonly version: number;
-  readonly payload: Payload;
-}
+export { checkpointPath } from './checkpointer.js';
+export type { PointEntry } from './point-table.js';
+export type { PointRecord } from './record-view.js';
+export type { PreparedPoint, UpdateMode, WriteResult } from './write-path.js';
 
-/** A point as a write request gives it, already checked (see points/prepare.ts). */
-export interface PreparedPoint {
-  id: PointId;
-  key: string;
-  vectors: Map<string, Float32Array>;
-  payload: Payload;
-  payloadJson: string;
-}
-
-export type UpdateMode = 'upsert' | 'insert_only' | 'update_only';
-
-export interface WriteResult {
-  operation_id: number;
-  status: 'acknowledged' | 'completed';
-}
-
-/** Told of every payload change: `before` undefined = new point, `after` undefined = deleted. */
-export type PayloadListener = (change: { slot: number; id: PointId; before: Payload | undefined; after: Payload | undefined }) => void;
+/**
+ * Builds the hooks of one collection (collection-hooks.ts). The registry is given one at
+ * construction and calls it for every collection it builds, before the collection is used.
+ */
+export type CollectionHooksFactory = (collection: Collection) => CollectionHooks;
 
 export interface CollectionSettings {
   fsync: boolean;
@@ -76,26 +49,14 @@ export interface CollectionOptions {
   directory: string;
   settings: CollectionSettings;
   logger: Logger;
-}
-
-/** A record as reads return it (API.md §3): keys not asked for are left out. */
-export interface PointRecord {
-  id: PointId;
-  payload?: Payload;
-  vector?: number[] | Record<string, number[]>;
+  /** Default: no filter module (a filter selector is a 400, payload_schema is empty). */
+  hooks?: CollectionHooksFactory;
 }
 
 export interface NearestResult {
   /** Live points, best first, with their scores (wire convention, see vector-index.ts). */
   points: PointEntry[];
   scores: number[];
-}
-
-type BatchOperation = AbstractBatchOperation<Database, Buffer, Buffer>;
-
-/** The checkpoint file of one vector index. Names are hex-encoded: any string is a valid name. */
-export function checkpointPath(directory: string, vectorName: string): string {
-  return join(directory, `vector-${Buffer.from(vectorName, 'utf8').toString('hex')}.qvi`);
 }
 
 /** The kernel options for one vector of `config`. full_scan_threshold is in KB (Qdrant's unit). */
@@ -123,46 +84,55 @@ export class Collection {
   readonly number: number;
   readonly name: string;
   readonly directory: string;
+  /** Every read and write of this collection's stored data goes through here. */
+  readonly store: CollectionStore;
+  readonly indexes = new Map<string, VectorIndex>();
   private currentConfig: CollectionConfig;
-  private readonly database: Database;
-  private readonly settings: CollectionSettings;
   private readonly logger: Logger;
   private readonly queue = new WriteQueue();
-
-  private readonly pointsByKey = new Map<string, PointEntry>();
-  private readonly pointsBySlot: (PointEntry | undefined)[] = [];
-  /** Slots free for new points. */
-  private readonly freeSlots: number[] = [];
-  /** Slots freed while reads were running; reused only once no read could still return them. */
-  private pendingFreeSlots: number[] = [];
-  private nextSlot = 0;
-  private readsInFlight = 0;
-
-  readonly indexes = new Map<string, VectorIndex>();
-  /**
-   * The vectors of the write between its commit and the end of its kernel update, by slot then
-   * name (null: removed). An acknowledged (wait=false) write is visible from its commit, so a
-   * record read in that window must show its new vectors with its new payload, not none or the
-   * old ones. The queue runs one write at a time, so this holds at most one write's vectors.
-   */
-  private readonly vectorsInFlight = new Map<number, Map<string, Float32Array | null>>();
-  private lastOperation = 0;
-  private checkpointedOperation = 0;
-  private operationsSinceCheckpoint = 0;
-  /** A kernel call failed after its batch was written: checkpoints would lie, so none is taken. */
-  private kernelFault: Error | undefined;
+  private readonly table = new PointTable();
+  private readonly checkpointer: Checkpointer;
+  private readonly records: RecordView;
+  private readonly writes: WritePath;
   private deleting = false;
-  private readonly payloadListeners = new Set<PayloadListener>();
-  private payloadSchemaProvider: () => Record<string, unknown> = () => ({});
+  /** What the modules above the engine add to this collection (filters, payload indexes). */
+  readonly hooks: CollectionHooks;
 
   constructor(options: CollectionOptions) {
     this.number = options.number;
     this.name = options.name;
     this.currentConfig = options.config;
-    this.database = options.database;
     this.directory = options.directory;
-    this.settings = options.settings;
     this.logger = options.logger;
+    this.store = new CollectionStore(options.database, options.number, { fsync: options.settings.fsync });
+    const inFlight = new InFlightVectors();
+    this.checkpointer = new Checkpointer({
+      name: this.name,
+      directory: this.directory,
+      indexes: this.indexes,
+      store: this.store,
+      queue: this.queue,
+      checkpointOperations: options.settings.checkpointOperations,
+      isDeleting: () => this.deleting,
+      logger: this.logger,
+    });
+    this.records = new RecordView({ table: this.table, indexes: this.indexes, inFlight, config: () => this.currentConfig });
+    this.writes = new WritePath({
+      name: this.name,
+      store: this.store,
+      queue: this.queue,
+      table: this.table,
+      indexes: this.indexes,
+      inFlight,
+      checkpointer: this.checkpointer,
+      maxPayloadBytes: options.settings.maxPayloadBytes,
+      assertOperable: () => this.assertOperable(),
+      selectByFilter: (filter, field) => this.hooks.selectByFilter(filter, field),
+      payloadChanged: (change) => this.notifyPayload(change),
+      logger: this.logger,
+    });
+    // Last: the factory may read the collection it is given.
+    this.hooks = options.hooks ? options.hooks(this) : withoutFilterHooks;
   }
 
   // ---- configuration -------------------------------------------------------------------
@@ -187,15 +157,15 @@ export class Collection {
   }
 
   get lastOperationId(): number {
-    return this.lastOperation;
+    return this.checkpointer.lastOperationId;
   }
 
   get checkpointedOperationId(): number {
-    return this.checkpointedOperation;
+    return this.checkpointer.checkpointedOperationId;
   }
 
   get pointCount(): number {
-    return this.pointsByKey.size;
+    return this.table.size;
   }
 
   /** 412 once the collection is marked for deletion. */
@@ -223,9 +193,7 @@ export class Collection {
 
   /** Adds a point read from storage at start-up. */
   restorePoint(entry: PointEntry): void {
-    this.pointsByKey.set(entry.key, entry);
-    this.pointsBySlot[entry.slot] = entry;
-    if (entry.slot >= this.nextSlot) this.nextSlot = entry.slot + 1;
+    this.table.restore(entry);
   }
 
   /** Finishes start-up: free slots are the holes below the highest used slot. */
@@ -236,56 +204,43 @@ export class Collection {
     /** For indexes loaded from a checkpoint: the linked count it held (rebuilt ones have none). */
     checkpointIndexedCounts: Map<string, number> = new Map(),
   ): void {
-    this.lastOperation = lastOperationId;
-    this.checkpointedOperation = checkpointedOperationId;
-    this.operationsSinceCheckpoint = lastOperationId - checkpointedOperationId;
     for (const [name, index] of indexes) this.indexes.set(name, index);
-    for (const [name, count] of checkpointIndexedCounts) this.checkpointIndexedCounts.set(name, count);
-    this.freeSlots.length = 0;
-    for (let slot = this.nextSlot - 1; slot >= 0; slot -= 1) {
-      if (this.pointsBySlot[slot] === undefined) this.freeSlots.push(slot);
-    }
+    this.checkpointer.restore(lastOperationId, checkpointedOperationId, checkpointIndexedCounts);
+    this.table.finishRestore();
   }
 
   // ---- reads ------------------------------------------------------------------------------
 
   /** Every live point, in no particular order. */
   livePoints(): IterableIterator<PointEntry> {
-    return this.pointsByKey.values();
+    return this.table.values();
   }
 
   pointBySlot(slot: number): PointEntry | undefined {
-    return this.pointsBySlot[slot];
+    return this.table.bySlot(slot);
   }
 
   pointById(id: PointId): PointEntry | undefined {
-    return this.pointsByKey.get(pointIdKey(id));
+    return this.table.byId(id);
   }
 
   /** One past the highest slot ever used: the size a slot bitset needs. */
   get slotCapacity(): number {
-    return this.nextSlot;
+    return this.table.slotCapacity;
   }
 
-  /** Registers a listener told of every payload change (payload indexes). Returns an unsubscribe. */
-  addPayloadListener(listener: PayloadListener): () => void {
-    this.payloadListeners.add(listener);
-    return () => this.payloadListeners.delete(listener);
-  }
-
-  /** The filter module supplies CollectionInfo's `payload_schema`. */
-  setPayloadSchemaProvider(provider: () => Record<string, unknown>): void {
-    this.payloadSchemaProvider = provider;
+  /** Passes a committed payload change to the hooks; their failure must not fail the write. */
+  private notifyPayload(change: PayloadChange): void {
+    try {
+      this.hooks.payloadChanged(change);
+    } catch (error) {
+      this.logger.error({ err: error, collection: this.name }, 'payload listener failed');
+    }
   }
 
   /** The index of `vectorName`, or 400 naming the unknown name. */
   vectorIndex(vectorName: string, field = 'vector'): VectorIndex {
-    const index = this.indexes.get(vectorName);
-    if (!index) {
-      const known = Object.keys(this.currentConfig.vectors).map((name) => (name === '' ? '"" (unnamed)' : name));
-      throw errors.invalidField(field, `Not existing vector name: ${JSON.stringify(vectorName)} (this collection has ${known.join(', ') || 'none'})`);
-    }
-    return index;
+    return vectorIndexNamed(this.indexes, this.currentConfig, vectorName, field);
   }
 
   /**
@@ -296,25 +251,7 @@ export class Collection {
     this.assertOperable();
     const index = this.vectorIndex(vectorName);
     if (query.length !== index.dimension) throw errors.dimensionMismatch('vector', index.dimension, query.length);
-    this.readsInFlight += 1;
-    try {
-      return this.livePointsOf(await index.search(query, k, options));
-    } finally {
-      this.readsInFlight -= 1;
-    }
-  }
-
-  /** A kernel result as points; a point deleted while the search ran is left out, never misreported. */
-  private livePointsOf(found: SearchResult): NearestResult {
-    const points: PointEntry[] = [];
-    const scores: number[] = [];
-    for (let position = 0; position < found.slots.length; position += 1) {
-      const entry = this.pointsBySlot[found.slots[position]!];
-      if (entry === undefined) continue;
-      points.push(entry);
-      scores.push(found.scores[position]!);
-    }
-    return { points, scores };
+    return this.table.reading(async () => this.livePointsOf(await index.search(query, k, options)));
   }
 
   /** Several queries under one vector name, in one kernel call. */
@@ -325,103 +262,44 @@ export class Collection {
       if (query.length !== index.dimension) throw errors.dimensionMismatch('vector', index.dimension, query.length);
     }
     if (queries.length === 0) return [];
-    this.readsInFlight += 1;
-    try {
+    return this.table.reading(async () => {
       const found = await index.searchBatch(concatenate(queries, index.dimension), k, options);
       return found.map((result) => this.livePointsOf(result));
-    } finally {
-      this.readsInFlight -= 1;
+    });
+  }
+
+  /** A kernel result as points; a point deleted while the search ran is left out, never misreported. */
+  private livePointsOf(found: SearchResult): NearestResult {
+    const points: PointEntry[] = [];
+    const scores: number[] = [];
+    for (let position = 0; position < found.slots.length; position += 1) {
+      const entry = this.table.bySlot(found.slots[position]!);
+      if (entry === undefined) continue;
+      points.push(entry);
+      scores.push(found.scores[position]!);
     }
+    return { points, scores };
   }
 
   /** The stored (Cosine: normalised) vector of a point, or undefined when it has none. */
   storedVector(entry: PointEntry, vectorName: string): Float32Array | undefined {
-    const index = this.indexes.get(vectorName);
-    if (!index) return undefined;
-    const inFlight = this.vectorInFlight(entry.slot, vectorName, index);
-    if (inFlight !== undefined) return inFlight ?? undefined;
-    if (!index.has(entry.slot)) return undefined;
-    return index.vectors(Uint32Array.of(entry.slot));
-  }
-
-  /** The in-flight vector of a slot in stored form (Cosine: normalised, as the kernel stores it);
-   * null when the write removes it, undefined when no write in flight touches it. */
-  private vectorInFlight(slot: number, vectorName: string, index: VectorIndex): Float32Array | null | undefined {
-    const vector = this.vectorsInFlight.get(slot)?.get(vectorName);
-    if (vector === undefined || vector === null || index.distance !== 'Cosine') return vector;
-    let squares = 0;
-    for (const value of vector) squares += value * value;
-    const norm = Math.sqrt(squares);
-    return norm > 0 ? vector.map((value) => value / norm) : vector;
-  }
-
-  /** Marks one write's vectors as in flight until `apply` (its kernel update) settles. */
-  private async applyingVectors(slots: number[], apply: () => Promise<void>): Promise<void> {
-    try {
-      await apply();
-    } finally {
-      for (const slot of slots) this.vectorsInFlight.delete(slot);
-    }
+    return this.records.storedVector(entry, vectorName);
   }
 
   /** Checks `with_vector` names against the collection (400 for an unknown one). */
   checkVectorSelection(selection: VectorSelection, field = 'with_vector'): void {
-    if (selection.kind !== 'named') return;
-    for (const name of selection.names) this.vectorIndex(name, field);
+    this.records.checkVectorSelection(selection, field);
   }
 
   /** Records for `entries`, in order, with the payload and vectors the selections ask for. */
   toRecords(entries: readonly PointEntry[], payload: PayloadSelection, vector: VectorSelection): PointRecord[] {
-    const records: PointRecord[] = entries.map((entry) => {
-      const record: PointRecord = { id: entry.id };
-      const selected = selectPayload(entry.payload, payload);
-      if (selected !== undefined) record.payload = selected;
-      return record;
-    });
-    if (vector.kind === 'none' || entries.length === 0) return records;
-    const names = vector.kind === 'all' ? [...this.indexes.keys()] : vector.names;
-    const slots = Uint32Array.from(entries, (entry) => entry.slot);
-    const single = this.currentConfig.vectors_shape === 'single';
-    const named: Record<string, number[]>[] = entries.map(() => ({}));
-    for (const name of names) {
-      const index = this.vectorIndex(name, 'with_vector');
-      const rows = index.vectors(slots);
-      const dimension = index.dimension;
-      entries.forEach((entry, position) => {
-        const inFlight = this.vectorInFlight(entry.slot, name, index);
-        if (inFlight !== undefined) {
-          if (inFlight !== null) named[position]![name] = float32RowToNumbers(inFlight, 0, dimension);
-          return;
-        }
-        // A NaN first element marks a slot without this vector (vector-index.ts).
-        if (Number.isNaN(rows[position * dimension])) return;
-        named[position]![name] = float32RowToNumbers(rows, position * dimension, dimension);
-      });
-    }
-    records.forEach((record, position) => {
-      if (single && vector.kind === 'all') {
-        const only = named[position]![unnamedVector];
-        if (only !== undefined) record.vector = only;
-      } else if (single && vector.kind === 'named' && names.length === 1 && names[0] === unnamedVector) {
-        const only = named[position]![unnamedVector];
-        if (only !== undefined) record.vector = only;
-      } else {
-        record.vector = named[position]!;
-      }
-    });
-    return records;
+    return this.records.toRecords(entries, payload, vector);
   }
 
   /** Points by id, in request order; unknown ids left out. */
   retrieve(ids: readonly PointId[], payload: PayloadSelection, vector: VectorSelection): PointRecord[] {
     this.assertOperable();
-    this.checkVectorSelection(vector);
-    const entries: PointEntry[] = [];
-    for (const id of ids) {
-      const entry = this.pointsByKey.get(pointIdKey(id));
-      if (entry) entries.push(entry);
-    }
-    return this.toRecords(entries, payload, vector);
+    return this.records.retrieve(ids, payload, vector);
   }
 
   /** CollectionInfo (API.md §4). */
@@ -433,431 +311,73 @@ export class Collection {
       indexedVectors += stats.indexedCount;
       if (stats.indexedCount < stats.count) yellow = true;
     }
+    const kernelFault = this.checkpointer.kernelFault;
     return {
-      status: this.kernelFault ? 'red' : yellow ? 'yellow' : 'green',
-      optimizer_status: this.kernelFault ? { error: this.kernelFault.message } : 'ok',
+      status: kernelFault ? 'red' : yellow ? 'yellow' : 'green',
+      optimizer_status: kernelFault ? { error: kernelFault.message } : 'ok',
       indexed_vectors_count: indexedVectors,
-      points_count: this.pointsByKey.size,
+      points_count: this.table.size,
       segments_count: 1,
       config: describeCollectionConfig(this.currentConfig),
-      payload_schema: this.payloadSchemaProvider(),
+      payload_schema: this.hooks.payloadSchema(),
     };
   }
 
-  // ---- writes -----------------------------------------------------------------------------
-
-  private allocateSlot(): number {
-    if (this.pendingFreeSlots.length > 0 && this.readsInFlight === 0) {
-      // No read that began before these slots were freed is still running: safe to reuse.
-      this.freeSlots.push(...this.pendingFreeSlots);
-      this.pendingFreeSlots = [];
-    }
-    const reused = this.freeSlots.pop();
-    if (reused !== undefined) return reused;
-    if (this.nextSlot >= 0xffff_ffff) throw errors.invalidInput('Collection is full: no free point slot left');
-    const slot = this.nextSlot;
-    this.nextSlot += 1;
-    return slot;
-  }
-
-  private notifyPayload(slot: number, id: PointId, before: Payload | undefined, after: Payload | undefined): void {
-    for (const listener of this.payloadListeners) {
-      try {
-        listener({ slot, id, before, after });
-      } catch (error) {
-        this.logger.error({ err: error, collection: this.name }, 'payload listener failed');
-      }
-    }
-  }
-
-  /**
-   * The common shape of every write: in queue order, `prepare` turns the current state into a
-   * batch (and may throw a 4xx: nothing is written then), the batch is written atomically with
-   * the log entry and the new last operation id, `commit` updates memory, `apply` updates the
-   * kernel. `wait: false` answers once the batch is durable; `wait: true` after the kernel too.
-   */
-  private async write<Plan>(
-    operation: FailedOperationName,
-    wait: boolean,
-    steps: {
-      prepare(operationId: number): { plan: Plan; kind: OperationKind; slots: number[]; batch: BatchOperation[]; rollback?: () => void };
-      commit(plan: Plan, operationId: number): void;
-      apply?(plan: Plan): Promise<void>;
-    },
-  ): Promise<WriteResult> {
-    this.assertOperable();
-    let acknowledge: (operationId: number) => void = () => undefined;
-    const written = new Promise<number>((resolve) => {
-      acknowledge = resolve;
-    });
-    const done = this.queue.run(async () => {
-      this.assertOperable();
-      const operationId = this.lastOperation + 1;
-      const prepared = steps.prepare(operationId);
-      prepared.batch.push({ type: 'put', key: operationKey(this.number, operationId), value: encodeOperation({ kind: prepared.kind, slots: prepared.slots }) });
-      prepared.batch.push({ type: 'put', key: collectionStateKey(this.number), value: encodeCollectionState(operationId) });
-      try {
-        await this.database.batch(prepared.batch, { sync: this.settings.fsync });
-      } catch (error) {
-        prepared.rollback?.();
-        throw errors.internal(operation, error);
-      }
-      this.lastOperation = operationId;
-      this.operationsSinceCheckpoint += 1;
-      steps.commit(prepared.plan, operationId);
-      acknowledge(operationId);
-      if (steps.apply) {
-        try {
-          await steps.apply(prepared.plan);
-        } catch (error) {
-          // The batch is durable, so a restart replays it; until then the kernel is behind.
-          this.kernelFault = error as Error;
-          this.logger.error({ err: error, collection: this.name, operation_id: operationId }, 'kernel update failed after the write was stored');
-          throw errors.internal(operation, error);
-        }
-      }
-      if (this.operationsSinceCheckpoint >= this.settings.checkpointOperations) this.scheduleCheckpoint('operation count');
-      return operationId;
-    });
-    if (wait) return { operation_id: await done, status: 'completed' };
-    done.catch(() => undefined);
-    const operationId = await Promise.race([written, done]);
-    return { operation_id: operationId, status: 'acknowledged' };
-  }
+  // ---- writes (write-path.ts) ----------------------------------------------------------------
 
   /** Upsert (list or batch form, already checked): each point replaced whole. */
   upsert(requested: PreparedPoint[], mode: UpdateMode, wait: boolean): Promise<WriteResult> {
-    // The same id twice in one request: the last one wins, as in Qdrant.
-    const points = [...new Map(requested.map((point) => [point.key, point])).values()];
-    interface Change {
-      point: PreparedPoint;
-      previous: PointEntry | undefined;
-      entry: PointEntry;
-    }
-    return this.write<Change[]>('Upsert', wait, {
-      prepare: (operationId) => {
-        const changes: Change[] = [];
-        const batch: BatchOperation[] = [];
-        const allocated: number[] = [];
-        try {
-          for (const point of points) {
-            const previous = this.pointsByKey.get(point.key);
-            if (mode === 'insert_only' && previous) continue;
-            if (mode === 'update_only' && !previous) continue;
-            let slot = previous?.slot;
-            if (slot === undefined) {
-              slot = this.allocateSlot();
-              allocated.push(slot);
-            }
-            const entry: PointEntry = { id: point.id, key: point.key, slot, version: operationId, payload: point.payload };
-            batch.push({ type: 'put', key: pointKey(this.number, encodePointIdBytes(point.id)), value: encodePointRecord({ slot, version: operationId, payloadJson: point.payloadJson }) });
-            for (const name of this.indexes.keys()) {
-              const vector = point.vectors.get(name);
-              if (vector) batch.push({ type: 'put', key: vectorKey(this.number, slot, name), value: encodeVectorRecord(vector) });
-              else if (previous) batch.push({ type: 'del', key: vectorKey(this.number, slot, name) });
-            }
-            changes.push({ point, previous, entry });
-          }
-        } catch (error) {
-          this.freeSlots.push(...allocated);
-          throw error;
-        }
-        return {
-          plan: changes,
-          kind: 'upsert',
-          slots: changes.map((change) => change.entry.slot),
-          batch,
-          rollback: () => this.freeSlots.push(...allocated),
-        };
-      },
-      commit: (changes) => {
-        for (const { point, previous, entry } of changes) {
-          const vectors = new Map<string, Float32Array | null>();
-          for (const name of this.indexes.keys()) {
-            const vector = point.vectors.get(name);
-            if (vector) vectors.set(name, vector);
-            else if (previous) vectors.set(name, null);
-          }
-          this.vectorsInFlight.set(entry.slot, vectors);
-          this.pointsByKey.set(entry.key, entry);
-          this.pointsBySlot[entry.slot] = entry;
-          this.notifyPayload(entry.slot, entry.id, previous?.payload, entry.payload);
-        }
-      },
-      apply: (changes) => this.applyingVectors(changes.map(({ entry }) => entry.slot), async () => {
-        for (const [name, index] of this.indexes) {
-          const slots: number[] = [];
-          const rows: Float32Array[] = [];
-          const removed: number[] = [];
-          for (const { point, previous, entry } of changes) {
-            const vector = point.vectors.get(name);
-            if (vector) {
-              slots.push(entry.slot);
-              rows.push(vector);
-            } else if (previous) removed.push(entry.slot);
-          }
-          if (slots.length > 0) await index.upsert(Uint32Array.from(slots), concatenate(rows, index.dimension));
-          if (removed.length > 0) await index.delete(Uint32Array.from(removed));
-        }
-      }),
-    });
-  }
-
-  /** The live points a selector names, in queue order. Unknown ids are skipped or a 404. */
-  private resolveSelector(selector: PointSelector, missing: 'skip' | 'not_found', field: string): PointEntry[] {
-    if (selector.kind === 'filter') return [...selectByFilter(this, selector.filter, field)];
-    const entries: PointEntry[] = [];
-    const seen = new Set<string>();
-    for (const id of selector.ids) {
-      const key = pointIdKey(id);
-      if (seen.has(key)) continue;
-      seen.add(key);
-      const entry = this.pointsByKey.get(key);
-      if (entry) entries.push(entry);
-      else if (missing === 'not_found') throw errors.pointNotFound(formatPointId(id));
-    }
-    return entries;
+    return this.writes.upsert(requested, mode, wait);
   }
 
   /** Deletes the selected points; unknown ids are not an error. */
   deletePoints(selector: PointSelector, wait: boolean): Promise<WriteResult> {
-    return this.write<PointEntry[]>('Delete', wait, {
-      prepare: () => {
-        const entries = this.resolveSelector(selector, 'skip', 'filter');
-        const batch: BatchOperation[] = [];
-        for (const entry of entries) {
-          batch.push({ type: 'del', key: pointKey(this.number, encodePointIdBytes(entry.id)) });
-          for (const name of this.indexes.keys()) batch.push({ type: 'del', key: vectorKey(this.number, entry.slot, name) });
-        }
-        return { plan: entries, kind: 'delete', slots: entries.map((entry) => entry.slot), batch };
-      },
-      commit: (entries) => {
-        for (const entry of entries) {
-          this.pointsByKey.delete(entry.key);
-          this.pointsBySlot[entry.slot] = undefined;
-          this.notifyPayload(entry.slot, entry.id, entry.payload, undefined);
-        }
-      },
-      apply: async (entries) => {
-        if (entries.length === 0) return;
-        const slots = Uint32Array.from(entries, (entry) => entry.slot);
-        for (const index of this.indexes.values()) await index.delete(slots);
-        // Only now can no new search return these slots; running ones still might.
-        this.pendingFreeSlots.push(...slots);
-      },
-    });
+    return this.writes.deletePoints(selector, wait);
   }
 
   /** Replaces only the named vectors given; every id must exist (404 otherwise). */
   updateVectors(points: { id: PointId; vectors: Map<string, Float32Array> }[], wait: boolean): Promise<WriteResult> {
-    interface Change {
-      entry: PointEntry;
-      vectors: Map<string, Float32Array>;
-    }
-    return this.write<Change[]>('Upsert', wait, {
-      prepare: (operationId) => {
-        const byKey = new Map<string, Change>();
-        const batch: BatchOperation[] = [];
-        for (const point of points) {
-          const key = pointIdKey(point.id);
-          const previous = byKey.get(key)?.entry ?? this.pointsByKey.get(key);
-          if (!previous) throw errors.pointNotFound(formatPointId(point.id));
-          const merged = new Map(byKey.get(key)?.vectors ?? []);
-          for (const [name, vector] of point.vectors) merged.set(name, vector);
-          byKey.set(key, { entry: { ...previous, version: operationId }, vectors: merged });
-        }
-        const changes = [...byKey.values()];
-        for (const { entry, vectors } of changes) {
-          batch.push({ type: 'put', key: pointKey(this.number, encodePointIdBytes(entry.id)), value: encodePointRecord({ slot: entry.slot, version: operationId, payloadJson: serializeJson(entry.payload) }) });
-          for (const [name, vector] of vectors) batch.push({ type: 'put', key: vectorKey(this.number, entry.slot, name), value: encodeVectorRecord(vector) });
-        }
-        return { plan: changes, kind: 'update_vectors', slots: changes.map((change) => change.entry.slot), batch };
-      },
-      commit: (changes) => {
-        for (const { entry, vectors } of changes) {
-          this.vectorsInFlight.set(entry.slot, new Map(vectors));
-          this.pointsByKey.set(entry.key, entry);
-          this.pointsBySlot[entry.slot] = entry;
-        }
-      },
-      apply: (changes) => this.applyingVectors(changes.map(({ entry }) => entry.slot), async () => {
-        for (const [name, index] of this.indexes) {
-          const slots: number[] = [];
-          const rows: Float32Array[] = [];
-          for (const { entry, vectors } of changes) {
-            const vector = vectors.get(name);
-            if (!vector) continue;
-            slots.push(entry.slot);
-            rows.push(vector);
-          }
-          if (slots.length > 0) await index.upsert(Uint32Array.from(slots), concatenate(rows, index.dimension));
-        }
-      }),
-    });
+    return this.writes.updateVectors(points, wait);
   }
 
-  /**
-   * Rewrites the payloads of the selected points with `transform` (set, overwrite, delete keys,
-   * clear — src/payload decides). Every new payload is checked against the size limit before
-   * anything is written. `missing: 'not_found'` makes an unknown id a 404.
-   */
+  /** Rewrites the payloads of the selected points with `transform` (see WritePath.updatePayloads). */
   updatePayloads(
     selector: PointSelector,
     transform: (payload: Payload, entry: PointEntry) => Payload,
     options: { wait: boolean; missing: 'skip' | 'not_found' },
   ): Promise<WriteResult> {
-    interface Change {
-      previous: PointEntry;
-      entry: PointEntry;
-    }
-    return this.write<Change[]>('Payload operation', options.wait, {
-      prepare: (operationId) => {
-        const entries = this.resolveSelector(selector, options.missing, 'filter');
-        const changes: Change[] = [];
-        const batch: BatchOperation[] = [];
-        for (const previous of entries) {
-          const payload = transform(previous.payload, previous);
-          const payloadJson = serializeJson(payload);
-          this.checkPayloadSize(payloadJson, `payload of point ${formatPointId(previous.id)}`);
-          const entry: PointEntry = { ...previous, payload, version: operationId };
-          batch.push({ type: 'put', key: pointKey(this.number, encodePointIdBytes(entry.id)), value: encodePointRecord({ slot: entry.slot, version: operationId, payloadJson }) });
-          changes.push({ previous, entry });
-        }
-        return { plan: changes, kind: 'payload', slots: [], batch };
-      },
-      commit: (changes) => {
-        for (const { previous, entry } of changes) {
-          this.pointsByKey.set(entry.key, entry);
-          this.pointsBySlot[entry.slot] = entry;
-          this.notifyPayload(entry.slot, entry.id, previous.payload, entry.payload);
-        }
-      },
-    });
+    return this.writes.updatePayloads(selector, transform, options);
   }
 
   /** 400 when a payload's JSON is above config.limits.max_payload_bytes. */
   checkPayloadSize(payloadJson: string, field: string): void {
-    if (payloadJson.length > this.settings.maxPayloadBytes || Buffer.byteLength(payloadJson, 'utf8') > this.settings.maxPayloadBytes) {
-      throw errors.invalidField(field, `payload is larger than the limit of ${this.settings.maxPayloadBytes} bytes`);
-    }
+    this.writes.checkPayloadSize(payloadJson, field);
   }
 
-  /**
-   * A write of extension records (e.g. payload index definitions) as one logged operation, so
-   * it gets an operation id and is atomic with nothing else. `apply` runs after it is durable.
-   */
+  /** Extension records (e.g. payload index definitions) as one logged write; `apply` runs once it is durable. */
   writeExtension(
     namespace: string,
     changes: { put?: Record<string, unknown>; delete?: string[] },
     options: { wait: boolean; operation: FailedOperationName; apply?: () => Promise<void> | void },
   ): Promise<WriteResult> {
-    return this.write<null>(options.operation, options.wait, {
-      prepare: () => {
-        const batch: BatchOperation[] = [];
-        for (const [key, value] of Object.entries(changes.put ?? {})) {
-          const body = Buffer.from(serializeJson(value), 'utf8');
-          batch.push({ type: 'put', key: extensionKey(this.number, namespace, key), value: Buffer.concat([Buffer.from([1]), body]) });
-        }
-        for (const key of changes.delete ?? []) batch.push({ type: 'del', key: extensionKey(this.number, namespace, key) });
-        return { plan: null, kind: 'payload', slots: [], batch };
-      },
-      commit: () => undefined,
-      apply: options.apply ? async () => options.apply!() : undefined,
-    });
+    return this.writes.writeExtension(namespace, changes, options);
   }
 
   /** Every extension record of `namespace`: key -> the JSON value written by writeExtension. */
-  async readExtension(namespace: string): Promise<Map<string, unknown>> {
-    const prefix = extensionPrefix(this.number, namespace);
-    const records = new Map<string, unknown>();
-    for await (const [key, value] of this.database.iterator({ gte: prefix, lt: prefixEnd(prefix) })) {
-      if (value[0] !== 1) throw new Error(`extension record ${namespace}: unsupported format version ${value[0]}`);
-      records.set(key.subarray(prefix.length).toString('utf8'), parseJson(value.subarray(1).toString('utf8')));
-    }
-    return records;
+  readExtension(namespace: string): Promise<Map<string, unknown>> {
+    return this.store.extension(namespace);
   }
 
-  // ---- checkpoints ------------------------------------------------------------------------
+  // ---- checkpoints (checkpointer.ts) and life cycle -------------------------------------------
 
-  private checkpointScheduled = false;
-
-  private scheduleCheckpoint(reason: string): void {
-    if (this.checkpointScheduled) return;
-    this.checkpointScheduled = true;
-    this.checkpoint(reason)
-      .catch((error: unknown) => this.logger.error({ err: error, collection: this.name }, 'checkpoint failed'))
-      .finally(() => {
-        this.checkpointScheduled = false;
-      });
-  }
-
-  /** Per vector name, how many vectors the graph had linked when the last checkpoint was saved. */
-  private readonly checkpointIndexedCounts = new Map<string, number>();
-
-  /** Whether the background graph build linked vectors since the last checkpoint. */
-  private graphProgressed(): boolean {
-    for (const [name, index] of this.indexes) {
-      if (index.stats().indexedCount !== this.checkpointIndexedCounts.get(name)) return true;
-    }
-    return false;
-  }
-
-  private graphComplete(): boolean {
-    for (const index of this.indexes.values()) {
-      const stats = index.stats();
-      if (stats.indexedCount < stats.count) return false;
-    }
-    return true;
-  }
-
-  /**
-   * Background timer: checkpoint after writes, or once a graph build has finished since the
-   * last checkpoint — otherwise a checkpoint taken mid-build would be the one loaded at the
-   * next start, and the rest of the graph would be built again.
-   */
+  /** Background timer: checkpoint when writes or a finished graph build are not yet saved. */
   checkpointIfDue(): void {
-    if (this.deleting) return;
-    if (this.operationsSinceCheckpoint > 0 || (this.graphProgressed() && this.graphComplete())) this.scheduleCheckpoint('interval');
+    this.checkpointer.checkpointIfDue();
   }
 
-  /**
-   * Saves every vector index (atomically, by the kernel) tagged with the last operation, then
-   * trims the log up to it. Runs in the write queue, so the kernel state is exactly the state
-   * after that operation. Returns false when nothing was saved.
-   */
+  /** Saves every vector index, then trims the log; false when nothing was saved. */
   checkpoint(reason: string): Promise<boolean> {
-    return this.queue.run(async () => {
-      if (this.deleting) return false;
-      if (this.kernelFault) {
-        this.logger.warn({ collection: this.name, err: this.kernelFault }, 'checkpoint skipped: a kernel update failed; the next start replays the log');
-        return false;
-      }
-      const covered = this.lastOperation;
-      if (covered === this.checkpointedOperation && this.operationsSinceCheckpoint === 0 && !this.graphProgressed()) return false;
-      const started = performance.now();
-      await mkdir(this.directory, { recursive: true });
-      const indexedCounts = new Map<string, number>();
-      for (const [name, index] of this.indexes) {
-        // Counted before saving: a save never holds less than this, so no progress is missed.
-        indexedCounts.set(name, index.stats().indexedCount);
-        await index.save(checkpointPath(this.directory, name), covered);
-      }
-      for (const [name, count] of indexedCounts) this.checkpointIndexedCounts.set(name, count);
-      this.checkpointedOperation = covered;
-      this.operationsSinceCheckpoint = 0;
-      // Only after every index of the collection durably covers `covered` may the log shrink.
-      await this.database.clear({ gte: operationKey(this.number, 0), lte: operationKey(this.number, covered) });
-      this.logger.info({ collection: this.name, operation_id: covered, reason, elapsed_ms: Math.round(performance.now() - started) }, 'checkpoint saved');
-      return true;
-    });
-  }
-
-  /** Resolves once no nearest call is running (bounded: a read never takes this long). */
-  private async waitForReads(timeout_ms = 30_000): Promise<void> {
-    const started = performance.now();
-    while (this.readsInFlight > 0 && performance.now() - started < timeout_ms) {
-      await new Promise((resolve) => setTimeout(resolve, 2));
-    }
+    return this.checkpointer.checkpoint(reason);
   }
 
   /** Waits for queued writes and running reads, takes a final checkpoint, releases the kernel memory. */
@@ -872,7 +392,7 @@ export class Collection {
     }
     await this.queue.drain();
     // Releasing native memory under a running search would fail it; let searches finish first.
-    await this.waitForReads();
+    await this.table.waitForReads();
     for (const index of this.indexes.values()) index.close();
     this.indexes.clear();
   }
@@ -887,5 +407,3 @@ export class Collection {
     for (const index of this.indexes.values()) await index.waitIndexed();
   }
 }
-
-type FailedOperationName = Parameters<typeof errors.internal>[0];

@@ -1,13 +1,12 @@
 // The filter module attached to the engine: each collection gets its payload indexes (definitions
 // persisted as extension records, filled from the points at start, kept in step on every
 // payload change), a live-slot bitset and an id-ordered view for scroll. Everything that turns
-// a request's filter into slots for a collection goes through here.
+// a request's filter into slots for a collection goes through here. It reaches the engine only
+// as each collection's hooks: app.ts gives `filterHooks(...)` to the collections registry.
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
-import type { Collection, PointEntry } from '../engine/collection.js';
-import type { CollectionRegistry } from '../engine/collection-registry.js';
-import type { Engine } from '../engine/engine.js';
-import { registerFilterSelector } from '../engine/point-selection.js';
+import type { PayloadChange, CollectionHooks } from '../engine/collection-hooks.js';
+import type { Collection, CollectionHooksFactory, PointEntry } from '../engine/collection.js';
 import { errors } from '../errors.js';
 import { comparePointIds, parsePointId, type PointId } from '../points/ids.js';
 import { FieldIndexes } from '../payload/indexes/field-indexes.js';
@@ -16,7 +15,7 @@ import { parsePath, PathSyntaxError, type PayloadPath } from '../payload/path.js
 import type { PointView } from './evaluate.js';
 import { parseFilter, type FilterLimits } from './parse.js';
 import { estimateCount, filterSlots, type FilterTarget } from './plan.js';
-import { SlotSet } from './slot-set.js';
+import { SlotSet } from '../points/slot-set.js';
 import type { Filter } from './types.js';
 
 /** Extension namespace of the index definitions; each record carries its own format number. */
@@ -29,7 +28,7 @@ interface IndexRecord {
   definition: IndexDefinition;
 }
 
-export class CollectionFilters implements FilterTarget {
+export class CollectionFilters implements FilterTarget, CollectionHooks {
   readonly indexes = new FieldIndexes();
   private live = new SlotSet(64);
   /** Ids in id order, rebuilt after points come or go (payload edits keep it). */
@@ -38,15 +37,32 @@ export class CollectionFilters implements FilterTarget {
   constructor(
     readonly collection: Collection,
     readonly limits: FilterLimits,
-  ) {
-    for (const entry of collection.livePoints()) this.markLive(entry.slot);
-    collection.addPayloadListener(({ slot, before, after }) => {
-      this.indexes.replace(slot, before, after);
-      if (after === undefined) this.live.delete(slot);
-      else this.markLive(slot);
-      if (before === undefined || after === undefined) this.sortedIds = undefined;
+    private readonly logger: Logger,
+  ) {}
+
+  /** Hook: the collection's points are in memory; mark them live and rebuild the persisted indexes. */
+  async loaded(): Promise<void> {
+    for (const entry of this.collection.livePoints()) this.markLive(entry.slot);
+    await this.restore(this.logger);
+  }
+
+  /** Hook: keeps the indexes, the live set and the id order in step with every payload write. */
+  payloadChanged({ slot, before, after }: PayloadChange): void {
+    this.indexes.replace(slot, before, after);
+    if (after === undefined) this.live.delete(slot);
+    else this.markLive(slot);
+    if (before === undefined || after === undefined) this.sortedIds = undefined;
+  }
+
+  /** Hook: deletes and payload writes by filter; the engine calls this inside the write queue. */
+  selectByFilter(filter: unknown, field: string): PointEntry[] {
+    const slots = filterSlots(this.parse(filter, field), this);
+    const entries: PointEntry[] = [];
+    slots.forEach((slot) => {
+      const entry = this.collection.pointBySlot(slot);
+      if (entry) entries.push(entry);
     });
-    collection.setPayloadSchemaProvider(() => this.payloadSchema());
+    return entries;
   }
 
   private markLive(slot: number): void {
@@ -175,12 +191,10 @@ class EntryView implements PointView {
   }
 }
 
-const attached = new WeakMap<Collection, CollectionFilters>();
-
-/** The filter state of a collection; every collection gets one when it is loaded or created. */
+/** The filter state of a collection: its hooks, when the registry was given `filterHooks`. */
 export function filtersOf(collection: Collection): CollectionFilters {
-  const filters = attached.get(collection);
-  if (!filters) throw errors.internal('Search', new Error(`collection ${collection.name} has no filter state`));
+  const filters = collection.hooks;
+  if (!(filters instanceof CollectionFilters)) throw errors.internal('Search', new Error(`collection ${collection.name} has no filter state`));
   return filters;
 }
 
@@ -239,35 +253,11 @@ export function deleteFieldIndex(collection: Collection, fieldName: string, wait
   });
 }
 
-// Deletes and payload writes by filter: the engine calls this inside the write queue.
-registerFilterSelector((collection, filter) => {
-  const filters = filtersOf(collection);
-  const slots = filterSlots(filters.parse(filter), filters);
-  const entries: PointEntry[] = [];
-  slots.forEach((slot) => {
-    const entry = collection.pointBySlot(slot);
-    if (entry) entries.push(entry);
-  });
-  return entries;
-});
-
 /**
- * Wires the module into an app: a start-up step (after the collections step) that attaches
- * every loaded collection and rebuilds its indexes, and a listener for collections created later.
+ * The hooks factory app.ts gives the collections registry: every collection it builds gets its
+ * filter state (payload indexes, live slots, id order), filled once its points are loaded.
  */
-export function attachFilters(engine: Engine, registry: CollectionRegistry, config: Config, logger: Logger): void {
+export function filterHooks(config: Config, logger: Logger): CollectionHooksFactory {
   const limits: FilterLimits = { maxDepth: config.limits.max_filter_depth, maxConditions: config.limits.max_filter_conditions };
-  registry.onCollectionCreated((collection) => {
-    attached.set(collection, new CollectionFilters(collection, limits));
-  });
-  engine.addStep({
-    name: 'payload indexes',
-    open: async () => {
-      for (const collection of registry.all()) {
-        const filters = new CollectionFilters(collection, limits);
-        attached.set(collection, filters);
-        await filters.restore(logger);
-      }
-    },
-  });
+  return (collection) => new CollectionFilters(collection, limits, logger);
 }

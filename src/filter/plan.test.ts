@@ -9,7 +9,7 @@ import type { Payload } from '../payload/path.js';
 import { matches, type PointView } from './evaluate.js';
 import { parseFilter } from './parse.js';
 import { estimateCount, filterSlots, type FilterTarget } from './plan.js';
-import { SlotSet } from './slot-set.js';
+import { SlotSet } from '../points/slot-set.js';
 import type { Filter } from './types.js';
 
 class MemoryTarget implements FilterTarget {

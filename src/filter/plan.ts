@@ -6,7 +6,7 @@
 import type { FieldIndexes } from '../payload/indexes/field-indexes.js';
 import type { IndexAnswer } from '../payload/indexes/types.js';
 import { matchesCondition, type EvaluationOptions, type PointView } from './evaluate.js';
-import { SlotSet } from './slot-set.js';
+import { SlotSet } from '../points/slot-set.js';
 import { isFieldCondition, type Condition, type Filter } from './types.js';
 
 /** What the planner needs from a collection. */

@@ -1,6 +1,6 @@
 // Bool index: true -> slots, false -> slots. Answers match value on a boolean.
-import { SlotSet } from '../../filter/slot-set.js';
-import type { FieldCondition } from '../../filter/types.js';
+import { SlotSet } from '../../points/slot-set.js';
+import type { FieldCondition } from '../conditions.js';
 import { Postings } from './postings.js';
 import type { IndexAnswer, PayloadIndex } from './types.js';
 

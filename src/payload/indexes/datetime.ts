@@ -1,7 +1,7 @@
 // Datetime index: RFC 3339 strings as epoch milliseconds in value order (parsed by the same
 // function the evaluator uses). Answers datetime ranges and order_by.
-import { SlotSet } from '../../filter/slot-set.js';
-import type { FieldCondition } from '../../filter/types.js';
+import { SlotSet } from '../../points/slot-set.js';
+import type { FieldCondition } from '../conditions.js';
 import { parseDatetime } from '../datetime.js';
 import { walkOrdered } from './numeric.js';
 import { compareNumbers, Postings, rangeSpan } from './postings.js';

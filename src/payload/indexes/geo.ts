@@ -1,8 +1,8 @@
 // Geo index: points bucketed in a grid of one-degree cells. A shape reads only the cells its
 // bounding box covers, then tests each point there with the evaluator's own geometry, so its
 // answers are exact and cost grows with the area asked about, not with the collection.
-import { SlotSet } from '../../filter/slot-set.js';
-import type { FieldCondition } from '../../filter/types.js';
+import { SlotSet } from '../../points/slot-set.js';
+import type { FieldCondition } from '../conditions.js';
 import {
   asGeoPoint,
   insideBoundingBox,

@@ -1,8 +1,8 @@
 // Keyword index (and, restricted to UUID-shaped strings, the uuid index): exact string -> slots.
 // Answers match value / any on strings and, for keywords, prefix. Strings are kept exactly as
 // stored, since match is case- and form-sensitive.
-import { SlotSet } from '../../filter/slot-set.js';
-import type { FieldCondition } from '../../filter/types.js';
+import { SlotSet } from '../../points/slot-set.js';
+import type { FieldCondition } from '../conditions.js';
 import { compareStrings, Postings } from './postings.js';
 import type { IndexAnswer, PayloadIndex } from './types.js';
 

@@ -2,8 +2,8 @@
 // O(log values + matches). Every numeric value is kept for ranges, floats included (a range
 // must not miss 2.5 just because the index is "integer"); integral values are also kept under
 // their exact decimal key for match value / any (bigints beyond 2^53 stay exact there).
-import { SlotSet } from '../../filter/slot-set.js';
-import type { FieldCondition } from '../../filter/types.js';
+import { SlotSet } from '../../points/slot-set.js';
+import type { FieldCondition } from '../conditions.js';
 import { integerKey, numericValue } from '../values.js';
 import { compareNumbers, compareStrings, Postings, rangeSpan } from './postings.js';
 import type { IndexAnswer, OrderedIndex } from './types.js';

@@ -1,7 +1,7 @@
 // Posting lists: value -> slots, with the distinct values kept sorted lazily (rebuilt on the
 // first ordered read after a new value appears), so bulk inserts stay O(1) each and range or
 // prefix reads cost O(log values + matches).
-import { SlotSet } from '../../filter/slot-set.js';
+import { SlotSet } from '../../points/slot-set.js';
 
 export class Postings<Value extends string | number> {
   private readonly lists = new Map<Value, Set<number>>();

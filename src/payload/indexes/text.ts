@@ -1,8 +1,8 @@
 // Full-text index: term -> slots, terms made by the tokenisers in ../tokenize.ts. With this
 // index a text match is tokenised (the contract's one index-dependent meaning); the evaluator
 // gives the same answers when told the field's text options, which is how it is tested.
-import { SlotSet } from '../../filter/slot-set.js';
-import type { FieldCondition } from '../../filter/types.js';
+import { SlotSet } from '../../points/slot-set.js';
+import type { FieldCondition } from '../conditions.js';
 import { documentTerms, queryTerms, type TextIndexOptions } from '../tokenize.js';
 import { compareStrings, Postings } from './postings.js';
 import type { IndexAnswer, PayloadIndex } from './types.js';

@@ -2,8 +2,8 @@
 // answers the conditions it can with the exact slots the evaluator would accept (or, when it
 // says `exact: false`, a superset the planner then checks). An index changes speed, never
 // results; the tests hold each index to the evaluator.
-import type { FieldCondition } from '../../filter/types.js';
-import type { SlotSet } from '../../filter/slot-set.js';
+import type { FieldCondition } from '../conditions.js';
+import type { SlotSet } from '../../points/slot-set.js';
 
 export type PayloadSchemaType = 'keyword' | 'integer' | 'float' | 'bool' | 'datetime' | 'uuid' | 'text' | 'geo';
 

@@ -1,0 +1,150 @@
+// Checkpoints of one collection's kernel state: every vector index saved (atomically, by the
+// kernel) tagged with the last operation it covers, and only then the operation log trimmed up
+// to that operation. It also counts the operations since the last checkpoint, which decide
+// when the next one is due, and remembers a kernel failure, after which no checkpoint is taken.
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import type { VectorIndex } from '../native/vector-index.js';
+import type { CollectionStore } from '../storage/collection-store.js';
+import type { WriteQueue } from './write-queue.js';
+
+/** The checkpoint file of one vector index. Names are hex-encoded: any string is a valid name. */
+export function checkpointPath(directory: string, vectorName: string): string {
+  return join(directory, `vector-${Buffer.from(vectorName, 'utf8').toString('hex')}.qvi`);
+}
+
+export interface CheckpointerOptions {
+  /** The collection's name, for logs. */
+  name: string;
+  /** Where the checkpoint files live. */
+  directory: string;
+  /** The collection's vector indexes (shared, not copied: indexes come and go with it). */
+  indexes: ReadonlyMap<string, VectorIndex>;
+  store: CollectionStore;
+  /** The collection's write queue: a checkpoint runs between writes, never during one. */
+  queue: WriteQueue;
+  /** A checkpoint is scheduled once this many operations were written since the last one. */
+  checkpointOperations: number;
+  /** True once the collection is marked for deletion: no checkpoint is taken any more. */
+  isDeleting: () => boolean;
+  logger: Logger;
+}
+
+export class Checkpointer {
+  private lastOperation = 0;
+  private checkpointedOperation = 0;
+  private operationsSinceCheckpoint = 0;
+  /** A kernel call failed after its batch was written: checkpoints would lie, so none is taken. */
+  private fault: Error | undefined;
+  private scheduled = false;
+  /** Per vector name, how many vectors the graph had linked when the last checkpoint was saved. */
+  private readonly indexedCounts = new Map<string, number>();
+
+  constructor(private readonly options: CheckpointerOptions) {}
+
+  get lastOperationId(): number {
+    return this.lastOperation;
+  }
+
+  get checkpointedOperationId(): number {
+    return this.checkpointedOperation;
+  }
+
+  get kernelFault(): Error | undefined {
+    return this.fault;
+  }
+
+  /** Start-up: the state recovery found. `indexedCounts` only for indexes loaded from a checkpoint. */
+  restore(lastOperationId: number, checkpointedOperationId: number, indexedCounts: ReadonlyMap<string, number>): void {
+    this.lastOperation = lastOperationId;
+    this.checkpointedOperation = checkpointedOperationId;
+    this.operationsSinceCheckpoint = lastOperationId - checkpointedOperationId;
+    for (const [name, count] of indexedCounts) this.indexedCounts.set(name, count);
+  }
+
+  /** A write's batch is durable: it is the last operation now. */
+  recordWrite(operationId: number): void {
+    this.lastOperation = operationId;
+    this.operationsSinceCheckpoint += 1;
+  }
+
+  /** A write's kernel update failed after its batch was stored; the next start replays it. */
+  recordKernelFault(error: Error): void {
+    this.fault = error;
+  }
+
+  /** After a write: schedules a checkpoint once enough operations have accumulated. */
+  afterWrite(): void {
+    if (this.operationsSinceCheckpoint >= this.options.checkpointOperations) this.schedule('operation count');
+  }
+
+  /**
+   * Background timer: checkpoint after writes, or once a graph build has finished since the
+   * last checkpoint — otherwise a checkpoint taken mid-build would be the one loaded at the
+   * next start, and the rest of the graph would be built again.
+   */
+  checkpointIfDue(): void {
+    if (this.options.isDeleting()) return;
+    if (this.operationsSinceCheckpoint > 0 || (this.graphProgressed() && this.graphComplete())) this.schedule('interval');
+  }
+
+  private schedule(reason: string): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    this.checkpoint(reason)
+      .catch((error: unknown) => this.options.logger.error({ err: error, collection: this.options.name }, 'checkpoint failed'))
+      .finally(() => {
+        this.scheduled = false;
+      });
+  }
+
+  /** Whether the background graph build linked vectors since the last checkpoint. */
+  private graphProgressed(): boolean {
+    for (const [name, index] of this.options.indexes) {
+      if (index.stats().indexedCount !== this.indexedCounts.get(name)) return true;
+    }
+    return false;
+  }
+
+  private graphComplete(): boolean {
+    for (const index of this.options.indexes.values()) {
+      const stats = index.stats();
+      if (stats.indexedCount < stats.count) return false;
+    }
+    return true;
+  }
+
+  /**
+   * Saves every vector index tagged with the last operation, then trims the log up to it. Runs
+   * in the write queue, so the kernel state is exactly the state after that operation. Returns
+   * false when nothing was saved.
+   */
+  checkpoint(reason: string): Promise<boolean> {
+    const { name, directory, indexes, store, queue, logger } = this.options;
+    return queue.run(async () => {
+      if (this.options.isDeleting()) return false;
+      if (this.fault) {
+        logger.warn({ collection: name, err: this.fault }, 'checkpoint skipped: a kernel update failed; the next start replays the log');
+        return false;
+      }
+      const covered = this.lastOperation;
+      if (covered === this.checkpointedOperation && this.operationsSinceCheckpoint === 0 && !this.graphProgressed()) return false;
+      const started = performance.now();
+      await mkdir(directory, { recursive: true });
+      const indexedCounts = new Map<string, number>();
+      for (const [vectorName, index] of indexes) {
+        // Counted before saving: a save never holds less than this, so no progress is missed.
+        indexedCounts.set(vectorName, index.stats().indexedCount);
+        await index.save(checkpointPath(directory, vectorName), covered);
+      }
+      for (const [vectorName, count] of indexedCounts) this.indexedCounts.set(vectorName, count);
+      this.checkpointedOperation = covered;
+      this.operationsSinceCheckpoint = 0;
+      // Only after every index of the collection durably covers `covered` may the log shrink.
+      await store.trimLog(covered);
+      logger.info({ collection: name, operation_id: covered, reason, elapsed_ms: Math.round(performance.now() - started) }, 'checkpoint saved');
+      return true;
+    });
+  }
+}

@@ -1,0 +1,114 @@
+// Registry rules: a deletion a crash interrupted is finished at the next open, before anything
+// can see the collection; every collection is built with the registry's hooks and they are
+// told once its points are in memory.
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { loadConfig, type Config } from '../config.js';
+import { encodeJsonRecord } from '../storage/codec.js';
+import { openDatabase, type Database } from '../storage/database.js';
+import { collectionDataRange, collectionRecordKey } from '../storage/keys.js';
+import { withoutFilterHooks, type CollectionHooks } from './collection-hooks.js';
+import { CollectionRegistry } from './collection-registry.js';
+import type { LifecycleStep } from './engine.js';
+import { preparedPoint } from './temporary-collection.js';
+
+let directory: string;
+let config: Config;
+let database: Database;
+const logger = pino({ level: 'silent' });
+const loadedCollections: string[] = [];
+
+function hooks(name: string): CollectionHooks {
+  return { ...withoutFilterHooks, loaded: async () => void loadedCollections.push(name) };
+}
+
+async function openRegistry(): Promise<{ registry: CollectionRegistry; step: LifecycleStep }> {
+  database = await openDatabase({ directory });
+  const registry = new CollectionRegistry({ config, logger, hooks: (collection) => hooks(collection.name) });
+  const step = registry.lifecycleStep();
+  await step.open(database);
+  return { registry, step };
+}
+
+async function closeRegistry(step: LifecycleStep): Promise<void> {
+  await step.close?.();
+  await database.close();
+}
+
+async function keysOfCollection(collectionNumber: number): Promise<number> {
+  let count = 0;
+  for await (const _key of database.keys(collectionDataRange(collectionNumber))) count += 1;
+  return count;
+}
+
+beforeEach(async () => {
+  directory = await mkdtemp(join(tmpdir(), 'quiver-registry-'));
+  config = loadConfig({ overrides: { storage: { path: directory, fsync: false } } });
+  loadedCollections.length = 0;
+});
+
+afterEach(async () => {
+  await rm(directory, { recursive: true, force: true });
+});
+
+describe('collection registry', () => {
+  it('deletion — a deletion interrupted by a crash is finished at the next open', async () => {
+    const first = await openRegistry();
+    await first.registry.create('doomed', { vectors: { size: 2, distance: 'Euclid' } });
+    await first.registry.create('kept', { vectors: { size: 2, distance: 'Euclid' } });
+    const doomed = first.registry.get('doomed');
+    await doomed.upsert([preparedPoint(1, [1, 2])], 'upsert', true);
+    await first.registry.get('kept').upsert([preparedPoint(1, [3, 4])], 'upsert', true);
+    const doomedNumber = doomed.number;
+    const doomedDirectory = doomed.directory;
+    await closeRegistry(first.step);
+
+    // The crash: the record says "deleting", but the data and the files are still there.
+    database = await openDatabase({ directory });
+    await database.put(collectionRecordKey(doomedNumber), encodeJsonRecord(1, { name: 'doomed', state: 'deleting', config: doomed.config }));
+    expect(await keysOfCollection(doomedNumber)).toBeGreaterThan(0);
+    await database.close();
+    expect(existsSync(doomedDirectory)).toBe(true);
+
+    const second = await openRegistry();
+    expect(second.registry.names()).toEqual(['kept']);
+    expect(second.registry.exists('doomed')).toBe(false);
+    expect(await keysOfCollection(doomedNumber)).toBe(0);
+    expect(await database.get(collectionRecordKey(doomedNumber))).toBeUndefined();
+    expect(existsSync(doomedDirectory)).toBe(false);
+    expect(second.registry.get('kept').pointCount).toBe(1);
+    await closeRegistry(second.step);
+  });
+
+  it('deletion — a deleted collection leaves no key, no file and no record', async () => {
+    const { registry, step } = await openRegistry();
+    await registry.create('gone', { vectors: { size: 2, distance: 'Euclid' } });
+    const gone = registry.get('gone');
+    await gone.upsert([preparedPoint(1, [1, 2])], 'upsert', true);
+    expect(await registry.delete('gone')).toBe(true);
+    expect(await keysOfCollection(gone.number)).toBe(0);
+    expect(existsSync(gone.directory)).toBe(false);
+    expect(() => registry.get('gone')).toThrow(/not found/i);
+    expect(gone.isMarkedForDeletion).toBe(true);
+    await closeRegistry(step);
+  });
+
+  it('hooks — every collection created or loaded gets the registry\'s hooks, told once it is loaded', async () => {
+    const first = await openRegistry();
+    await first.registry.create('one', { vectors: { size: 2, distance: 'Euclid' } });
+    expect(loadedCollections).toEqual(['one']);
+    await first.registry.get('one').upsert([preparedPoint(1, [1, 2], { tag: 'x' })], 'upsert', true);
+    await closeRegistry(first.step);
+    const second = await openRegistry();
+    expect(loadedCollections).toEqual(['one', 'one']);
+    const collection = second.registry.get('one');
+    // Without the filter module, a filter selector is refused, never ignored.
+    await expect(collection.deletePoints({ kind: 'filter', filter: {} }, true)).rejects.toMatchObject({ status: 400 });
+    expect(collection.pointCount).toBe(1);
+    await closeRegistry(second.step);
+  });
+});

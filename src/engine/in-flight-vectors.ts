@@ -1,0 +1,36 @@
+// The vectors of the write between its commit and the end of its kernel update, by slot then
+// name (null: removed). An acknowledged (wait=false) write is visible from its commit, so a
+// record read in that window must show its new vectors with its new payload, not none or the
+// old ones. The write queue runs one write at a time, so this holds at most one write's vectors.
+import type { VectorIndex } from '../native/vector-index.js';
+
+export class InFlightVectors {
+  private readonly bySlot = new Map<number, Map<string, Float32Array | null>>();
+
+  /** Marks the vectors a committed write gives `slot` (null: the write removes that vector). */
+  set(slot: number, vectors: Map<string, Float32Array | null>): void {
+    this.bySlot.set(slot, vectors);
+  }
+
+  /** Runs one write's kernel update; its vectors stop being in flight once it settles. */
+  async applying(slots: readonly number[], apply: () => Promise<void>): Promise<void> {
+    try {
+      await apply();
+    } finally {
+      for (const slot of slots) this.bySlot.delete(slot);
+    }
+  }
+
+  /**
+   * The in-flight vector of a slot in stored form (Cosine: normalised, as the kernel stores it);
+   * null when the write removes it, undefined when no write in flight touches it.
+   */
+  stored(slot: number, vectorName: string, index: VectorIndex): Float32Array | null | undefined {
+    const vector = this.bySlot.get(slot)?.get(vectorName);
+    if (vector === undefined || vector === null || index.distance !== 'Cosine') return vector;
+    let squares = 0;
+    for (const value of vector) squares += value * value;
+    const norm = Math.sqrt(squares);
+    return norm > 0 ? vector.map((value) => value / norm) : vector;
+  }
+}

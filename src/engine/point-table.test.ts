@@ -1,0 +1,85 @@
+import { describe, expect, it } from 'vitest';
+import { PointTable, type PointEntry } from './point-table.js';
+
+function entry(id: number, slot: number): PointEntry {
+  return { id, key: String(id), slot, version: 1, payload: {} };
+}
+
+describe('point table', () => {
+  it('ids and slots — a point is found by id, by key and by slot until it is removed', () => {
+    const table = new PointTable();
+    const point = entry(7, table.allocateSlot());
+    table.set(point);
+    expect(table.byId(7)).toBe(point);
+    expect(table.byKey('7')).toBe(point);
+    expect(table.bySlot(point.slot)).toBe(point);
+    expect(table.size).toBe(1);
+    table.remove(point);
+    expect(table.byId(7)).toBeUndefined();
+    expect(table.bySlot(point.slot)).toBeUndefined();
+    expect(table.size).toBe(0);
+  });
+
+  it('slots — new points get fresh slots; capacity is one past the highest slot', () => {
+    const table = new PointTable();
+    expect([table.allocateSlot(), table.allocateSlot(), table.allocateSlot()]).toEqual([0, 1, 2]);
+    expect(table.slotCapacity).toBe(3);
+  });
+
+  it('slots — a removed point\'s slot is not reused until it is retired', () => {
+    const table = new PointTable();
+    const point = entry(1, table.allocateSlot());
+    table.set(point);
+    table.remove(point);
+    expect(table.allocateSlot()).toBe(1);
+    table.retireSlots([point.slot]);
+    expect(table.allocateSlot()).toBe(0);
+  });
+
+  it('slots — a retired slot is not reused while a read that could still return it runs', async () => {
+    const table = new PointTable();
+    const point = entry(1, table.allocateSlot());
+    table.set(point);
+    let finishRead: () => void = () => undefined;
+    const read = table.reading(() => new Promise<void>((resolve) => (finishRead = resolve)));
+    table.remove(point);
+    table.retireSlots([point.slot]);
+    expect(table.allocateSlot()).toBe(1);
+    finishRead();
+    await read;
+    expect(table.allocateSlot()).toBe(0);
+  });
+
+  it('slots — slots given back by a refused write are handed out again', () => {
+    const table = new PointTable();
+    const allocated = [table.allocateSlot(), table.allocateSlot()];
+    table.releaseSlots(allocated);
+    expect(new Set([table.allocateSlot(), table.allocateSlot()])).toEqual(new Set(allocated));
+    expect(table.allocateSlot()).toBe(2);
+  });
+
+  it('restore — free slots are the holes below the highest restored slot', () => {
+    const table = new PointTable();
+    table.restore(entry(10, 4));
+    table.restore(entry(11, 1));
+    table.finishRestore();
+    expect(table.slotCapacity).toBe(5);
+    const reused = [table.allocateSlot(), table.allocateSlot(), table.allocateSlot()].sort();
+    expect(reused).toEqual([0, 2, 3]);
+    expect(table.allocateSlot()).toBe(5);
+  });
+
+  it('reads — waitForReads resolves once running reads finish', async () => {
+    const table = new PointTable();
+    let finishRead: () => void = () => undefined;
+    const read = table.reading(() => new Promise<void>((resolve) => (finishRead = resolve)));
+    let waited = false;
+    const waiting = table.waitForReads().then(() => (waited = true));
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(waited).toBe(false);
+    finishRead();
+    await read;
+    await waiting;
+    expect(waited).toBe(true);
+  });
+});

@@ -1,0 +1,113 @@
+// How points are read back: records with the payload and vectors a request selects, and single
+// stored vectors. Vectors come from the kernel, or from the write in flight when one is between
+// its commit and its kernel update (in-flight-vectors.ts).
+import { errors } from '../errors.js';
+import type { VectorIndex } from '../native/vector-index.js';
+import type { PointId } from '../points/ids.js';
+import { selectPayload, type Payload, type PayloadSelection, type VectorSelection } from '../points/selectors.js';
+import { float32RowToNumbers } from '../points/vectors.js';
+import { unnamedVector, type CollectionConfig } from './collection-config.js';
+import type { InFlightVectors } from './in-flight-vectors.js';
+import type { PointEntry, PointTable } from './point-table.js';
+
+/** A record as reads return it (API.md §3): keys not asked for are left out. */
+export interface PointRecord {
+  id: PointId;
+  payload?: Payload;
+  vector?: number[] | Record<string, number[]>;
+}
+
+/** The index of `vectorName` among `indexes`, or 400 naming the unknown name and the known ones. */
+export function vectorIndexNamed(indexes: ReadonlyMap<string, VectorIndex>, config: CollectionConfig, vectorName: string, field = 'vector'): VectorIndex {
+  const index = indexes.get(vectorName);
+  if (!index) {
+    const known = Object.keys(config.vectors).map((name) => (name === '' ? '"" (unnamed)' : name));
+    throw errors.invalidField(field, `Not existing vector name: ${JSON.stringify(vectorName)} (this collection has ${known.join(', ') || 'none'})`);
+  }
+  return index;
+}
+
+export interface RecordViewOptions {
+  table: PointTable;
+  indexes: ReadonlyMap<string, VectorIndex>;
+  inFlight: InFlightVectors;
+  /** The current configuration (it changes with PATCH). */
+  config: () => CollectionConfig;
+}
+
+export class RecordView {
+  constructor(private readonly options: RecordViewOptions) {}
+
+  private vectorIndex(vectorName: string, field: string): VectorIndex {
+    return vectorIndexNamed(this.options.indexes, this.options.config(), vectorName, field);
+  }
+
+  /** Checks `with_vector` names against the collection (400 for an unknown one). */
+  checkVectorSelection(selection: VectorSelection, field = 'with_vector'): void {
+    if (selection.kind !== 'named') return;
+    for (const name of selection.names) this.vectorIndex(name, field);
+  }
+
+  /** Points by id, in request order; unknown ids left out. */
+  retrieve(ids: readonly PointId[], payload: PayloadSelection, vector: VectorSelection): PointRecord[] {
+    this.checkVectorSelection(vector);
+    const entries: PointEntry[] = [];
+    for (const id of ids) {
+      const entry = this.options.table.byId(id);
+      if (entry) entries.push(entry);
+    }
+    return this.toRecords(entries, payload, vector);
+  }
+
+  /** The stored (Cosine: normalised) vector of a point, or undefined when it has none. */
+  storedVector(entry: PointEntry, vectorName: string): Float32Array | undefined {
+    const index = this.options.indexes.get(vectorName);
+    if (!index) return undefined;
+    const inFlight = this.options.inFlight.stored(entry.slot, vectorName, index);
+    if (inFlight !== undefined) return inFlight ?? undefined;
+    if (!index.has(entry.slot)) return undefined;
+    return index.vectors(Uint32Array.of(entry.slot));
+  }
+
+  /** Records for `entries`, in order, with the payload and vectors the selections ask for. */
+  toRecords(entries: readonly PointEntry[], payload: PayloadSelection, vector: VectorSelection): PointRecord[] {
+    const records: PointRecord[] = entries.map((entry) => {
+      const record: PointRecord = { id: entry.id };
+      const selected = selectPayload(entry.payload, payload);
+      if (selected !== undefined) record.payload = selected;
+      return record;
+    });
+    if (vector.kind === 'none' || entries.length === 0) return records;
+    const names = vector.kind === 'all' ? [...this.options.indexes.keys()] : vector.names;
+    const slots = Uint32Array.from(entries, (entry) => entry.slot);
+    const single = this.options.config().vectors_shape === 'single';
+    const named: Record<string, number[]>[] = entries.map(() => ({}));
+    for (const name of names) {
+      const index = this.vectorIndex(name, 'with_vector');
+      const rows = index.vectors(slots);
+      const dimension = index.dimension;
+      entries.forEach((entry, position) => {
+        const inFlight = this.options.inFlight.stored(entry.slot, name, index);
+        if (inFlight !== undefined) {
+          if (inFlight !== null) named[position]![name] = float32RowToNumbers(inFlight, 0, dimension);
+          return;
+        }
+        // A NaN first element marks a slot without this vector (vector-index.ts).
+        if (Number.isNaN(rows[position * dimension])) return;
+        named[position]![name] = float32RowToNumbers(rows, position * dimension, dimension);
+      });
+    }
+    records.forEach((record, position) => {
+      if (single && vector.kind === 'all') {
+        const only = named[position]![unnamedVector];
+        if (only !== undefined) record.vector = only;
+      } else if (single && vector.kind === 'named' && names.length === 1 && names[0] === unnamedVector) {
+        const only = named[position]![unnamedVector];
+        if (only !== undefined) record.vector = only;
+      } else {
+        record.vector = named[position]!;
+      }
+    });
+    return records;
+  }
+}

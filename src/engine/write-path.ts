@@ -1,0 +1,352 @@
+// Every write of one collection, in one shape: in queue order, `prepare` turns the current
+// state into a batch (and may throw a 4xx: nothing is written then), the store commits the
+// batch atomically with the log entry and the new last operation id, `commit` updates memory,
+// `apply` updates the kernel. `wait: false` answers once the batch is durable; `wait: true`
+// after the kernel too. A write is acknowledged only once it is in the store.
+import type { Logger } from 'pino';
+import { errors } from '../errors.js';
+import { serializeJson } from '../json/serialize.js';
+import type { VectorIndex } from '../native/vector-index.js';
+import { formatPointId, pointIdKey, type PointId } from '../points/ids.js';
+import type { Payload } from '../points/selectors.js';
+import type { CollectionBatch, CollectionStore } from '../storage/collection-store.js';
+import type { OperationKind } from '../storage/operation-log.js';
+import type { Checkpointer } from './checkpointer.js';
+import type { InFlightVectors } from './in-flight-vectors.js';
+import type { PointEntry, PointTable } from './point-table.js';
+import type { PointSelector } from './point-selection.js';
+import type { WriteQueue } from './write-queue.js';
+
+/** A point as a write request gives it, already checked (see points/prepare.ts). */
+export interface PreparedPoint {
+  id: PointId;
+  key: string;
+  vectors: Map<string, Float32Array>;
+  payload: Payload;
+  payloadJson: string;
+}
+
+export type UpdateMode = 'upsert' | 'insert_only' | 'update_only';
+
+export interface WriteResult {
+  operation_id: number;
+  status: 'acknowledged' | 'completed';
+}
+
+export type FailedOperationName = Parameters<typeof errors.internal>[0];
+
+/** Told of every payload change: `before` undefined = new point, `after` undefined = deleted. */
+export interface PayloadChange {
+  slot: number;
+  id: PointId;
+  before: Payload | undefined;
+  after: Payload | undefined;
+}
+
+export interface WritePathOptions {
+  /** The collection's name, for logs. */
+  name: string;
+  store: CollectionStore;
+  queue: WriteQueue;
+  table: PointTable;
+  indexes: ReadonlyMap<string, VectorIndex>;
+  inFlight: InFlightVectors;
+  checkpointer: Checkpointer;
+  maxPayloadBytes: number;
+  /** 412 once the collection is marked for deletion. */
+  assertOperable: () => void;
+  /** The live points a filter accepts, in the write queue; may throw a 400 for a bad filter. */
+  selectByFilter: (filter: unknown, field: string) => Iterable<PointEntry>;
+  /** Told of every payload change once it is committed to memory. */
+  payloadChanged: (change: PayloadChange) => void;
+  logger: Logger;
+}
+
+function concatenate(rows: Float32Array[], dimension: number): Float32Array {
+  const joined = new Float32Array(rows.length * dimension);
+  rows.forEach((row, position) => joined.set(row, position * dimension));
+  return joined;
+}
+
+interface WriteSteps<Plan> {
+  prepare(operationId: number, batch: CollectionBatch): { plan: Plan; kind: OperationKind; slots: number[]; rollback?: () => void };
+  commit(plan: Plan, operationId: number): void;
+  apply?(plan: Plan): Promise<void>;
+}
+
+export class WritePath {
+  constructor(private readonly options: WritePathOptions) {}
+
+  private async write<Plan>(operation: FailedOperationName, wait: boolean, steps: WriteSteps<Plan>): Promise<WriteResult> {
+    const { assertOperable, checkpointer, store, queue, logger, name } = this.options;
+    assertOperable();
+    let acknowledge: (operationId: number) => void = () => undefined;
+    const written = new Promise<number>((resolve) => {
+      acknowledge = resolve;
+    });
+    const done = queue.run(async () => {
+      assertOperable();
+      const operationId = checkpointer.lastOperationId + 1;
+      const batch = store.newBatch();
+      const prepared = steps.prepare(operationId, batch);
+      try {
+        await store.commit(batch, operationId, { kind: prepared.kind, slots: prepared.slots });
+      } catch (error) {
+        prepared.rollback?.();
+        throw errors.internal(operation, error);
+      }
+      checkpointer.recordWrite(operationId);
+      steps.commit(prepared.plan, operationId);
+      acknowledge(operationId);
+      if (steps.apply) {
+        try {
+          await steps.apply(prepared.plan);
+        } catch (error) {
+          // The batch is durable, so a restart replays it; until then the kernel is behind.
+          checkpointer.recordKernelFault(error as Error);
+          logger.error({ err: error, collection: name, operation_id: operationId }, 'kernel update failed after the write was stored');
+          throw errors.internal(operation, error);
+        }
+      }
+      checkpointer.afterWrite();
+      return operationId;
+    });
+    if (wait) return { operation_id: await done, status: 'completed' };
+    done.catch(() => undefined);
+    const operationId = await Promise.race([written, done]);
+    return { operation_id: operationId, status: 'acknowledged' };
+  }
+
+  /** Upsert (list or batch form, already checked): each point replaced whole. */
+  upsert(requested: PreparedPoint[], mode: UpdateMode, wait: boolean): Promise<WriteResult> {
+    const { table, indexes, inFlight } = this.options;
+    // The same id twice in one request: the last one wins, as in Qdrant.
+    const points = [...new Map(requested.map((point) => [point.key, point])).values()];
+    interface Change {
+      point: PreparedPoint;
+      previous: PointEntry | undefined;
+      entry: PointEntry;
+    }
+    return this.write<Change[]>('Upsert', wait, {
+      prepare: (operationId, batch) => {
+        const changes: Change[] = [];
+        const allocated: number[] = [];
+        try {
+          for (const point of points) {
+            const previous = table.byKey(point.key);
+            if (mode === 'insert_only' && previous) continue;
+            if (mode === 'update_only' && !previous) continue;
+            let slot = previous?.slot;
+            if (slot === undefined) {
+              slot = table.allocateSlot();
+              allocated.push(slot);
+            }
+            const entry: PointEntry = { id: point.id, key: point.key, slot, version: operationId, payload: point.payload };
+            batch.putPoint(point.id, { slot, version: operationId, payloadJson: point.payloadJson });
+            for (const name of indexes.keys()) {
+              const vector = point.vectors.get(name);
+              if (vector) batch.putVector(slot, name, vector);
+              else if (previous) batch.deleteVector(slot, name);
+            }
+            changes.push({ point, previous, entry });
+          }
+        } catch (error) {
+          table.releaseSlots(allocated);
+          throw error;
+        }
+        return {
+          plan: changes,
+          kind: 'upsert',
+          slots: changes.map((change) => change.entry.slot),
+          rollback: () => table.releaseSlots(allocated),
+        };
+      },
+      commit: (changes) => {
+        for (const { point, previous, entry } of changes) {
+          const vectors = new Map<string, Float32Array | null>();
+          for (const name of indexes.keys()) {
+            const vector = point.vectors.get(name);
+            if (vector) vectors.set(name, vector);
+            else if (previous) vectors.set(name, null);
+          }
+          inFlight.set(entry.slot, vectors);
+          table.set(entry);
+          this.options.payloadChanged({ slot: entry.slot, id: entry.id, before: previous?.payload, after: entry.payload });
+        }
+      },
+      apply: (changes) => inFlight.applying(changes.map(({ entry }) => entry.slot), async () => {
+        for (const [name, index] of indexes) {
+          const slots: number[] = [];
+          const rows: Float32Array[] = [];
+          const removed: number[] = [];
+          for (const { point, previous, entry } of changes) {
+            const vector = point.vectors.get(name);
+            if (vector) {
+              slots.push(entry.slot);
+              rows.push(vector);
+            } else if (previous) removed.push(entry.slot);
+          }
+          if (slots.length > 0) await index.upsert(Uint32Array.from(slots), concatenate(rows, index.dimension));
+          if (removed.length > 0) await index.delete(Uint32Array.from(removed));
+        }
+      }),
+    });
+  }
+
+  /** The live points a selector names, in queue order. Unknown ids are skipped or a 404. */
+  private resolveSelector(selector: PointSelector, missing: 'skip' | 'not_found', field: string): PointEntry[] {
+    if (selector.kind === 'filter') return [...this.options.selectByFilter(selector.filter, field)];
+    const entries: PointEntry[] = [];
+    const seen = new Set<string>();
+    for (const id of selector.ids) {
+      const key = pointIdKey(id);
+      if (seen.has(key)) continue;
+      seen.add(key);
+      const entry = this.options.table.byKey(key);
+      if (entry) entries.push(entry);
+      else if (missing === 'not_found') throw errors.pointNotFound(formatPointId(id));
+    }
+    return entries;
+  }
+
+  /** Deletes the selected points; unknown ids are not an error. */
+  deletePoints(selector: PointSelector, wait: boolean): Promise<WriteResult> {
+    const { table, indexes } = this.options;
+    return this.write<PointEntry[]>('Delete', wait, {
+      prepare: (_operationId, batch) => {
+        const entries = this.resolveSelector(selector, 'skip', 'filter');
+        for (const entry of entries) {
+          batch.deletePoint(entry.id);
+          for (const name of indexes.keys()) batch.deleteVector(entry.slot, name);
+        }
+        return { plan: entries, kind: 'delete', slots: entries.map((entry) => entry.slot) };
+      },
+      commit: (entries) => {
+        for (const entry of entries) {
+          table.remove(entry);
+          this.options.payloadChanged({ slot: entry.slot, id: entry.id, before: entry.payload, after: undefined });
+        }
+      },
+      apply: async (entries) => {
+        if (entries.length === 0) return;
+        const slots = Uint32Array.from(entries, (entry) => entry.slot);
+        for (const index of indexes.values()) await index.delete(slots);
+        // Only now can no new search return these slots; running ones still might.
+        table.retireSlots(slots);
+      },
+    });
+  }
+
+  /** Replaces only the named vectors given; every id must exist (404 otherwise). */
+  updateVectors(points: { id: PointId; vectors: Map<string, Float32Array> }[], wait: boolean): Promise<WriteResult> {
+    const { table, indexes, inFlight } = this.options;
+    interface Change {
+      entry: PointEntry;
+      vectors: Map<string, Float32Array>;
+    }
+    return this.write<Change[]>('Upsert', wait, {
+      prepare: (operationId, batch) => {
+        const byKey = new Map<string, Change>();
+        for (const point of points) {
+          const key = pointIdKey(point.id);
+          const previous = byKey.get(key)?.entry ?? table.byKey(key);
+          if (!previous) throw errors.pointNotFound(formatPointId(point.id));
+          const merged = new Map(byKey.get(key)?.vectors ?? []);
+          for (const [name, vector] of point.vectors) merged.set(name, vector);
+          byKey.set(key, { entry: { ...previous, version: operationId }, vectors: merged });
+        }
+        const changes = [...byKey.values()];
+        for (const { entry, vectors } of changes) {
+          batch.putPoint(entry.id, { slot: entry.slot, version: operationId, payloadJson: serializeJson(entry.payload) });
+          for (const [name, vector] of vectors) batch.putVector(entry.slot, name, vector);
+        }
+        return { plan: changes, kind: 'update_vectors', slots: changes.map((change) => change.entry.slot) };
+      },
+      commit: (changes) => {
+        for (const { entry, vectors } of changes) {
+          inFlight.set(entry.slot, new Map(vectors));
+          table.set(entry);
+        }
+      },
+      apply: (changes) => inFlight.applying(changes.map(({ entry }) => entry.slot), async () => {
+        for (const [name, index] of indexes) {
+          const slots: number[] = [];
+          const rows: Float32Array[] = [];
+          for (const { entry, vectors } of changes) {
+            const vector = vectors.get(name);
+            if (!vector) continue;
+            slots.push(entry.slot);
+            rows.push(vector);
+          }
+          if (slots.length > 0) await index.upsert(Uint32Array.from(slots), concatenate(rows, index.dimension));
+        }
+      }),
+    });
+  }
+
+  /**
+   * Rewrites the payloads of the selected points with `transform` (set, overwrite, delete keys,
+   * clear — src/payload decides). Every new payload is checked against the size limit before
+   * anything is written. `missing: 'not_found'` makes an unknown id a 404.
+   */
+  updatePayloads(
+    selector: PointSelector,
+    transform: (payload: Payload, entry: PointEntry) => Payload,
+    options: { wait: boolean; missing: 'skip' | 'not_found' },
+  ): Promise<WriteResult> {
+    const { table } = this.options;
+    interface Change {
+      previous: PointEntry;
+      entry: PointEntry;
+    }
+    return this.write<Change[]>('Payload operation', options.wait, {
+      prepare: (operationId, batch) => {
+        const entries = this.resolveSelector(selector, options.missing, 'filter');
+        const changes: Change[] = [];
+        for (const previous of entries) {
+          const payload = transform(previous.payload, previous);
+          const payloadJson = serializeJson(payload);
+          this.checkPayloadSize(payloadJson, `payload of point ${formatPointId(previous.id)}`);
+          const entry: PointEntry = { ...previous, payload, version: operationId };
+          batch.putPoint(entry.id, { slot: entry.slot, version: operationId, payloadJson });
+          changes.push({ previous, entry });
+        }
+        return { plan: changes, kind: 'payload', slots: [] };
+      },
+      commit: (changes) => {
+        for (const { previous, entry } of changes) {
+          table.set(entry);
+          this.options.payloadChanged({ slot: entry.slot, id: entry.id, before: previous.payload, after: entry.payload });
+        }
+      },
+    });
+  }
+
+  /** 400 when a payload's JSON is above config.limits.max_payload_bytes. */
+  checkPayloadSize(payloadJson: string, field: string): void {
+    const limit = this.options.maxPayloadBytes;
+    if (payloadJson.length > limit || Buffer.byteLength(payloadJson, 'utf8') > limit) {
+      throw errors.invalidField(field, `payload is larger than the limit of ${limit} bytes`);
+    }
+  }
+
+  /**
+   * A write of extension records (e.g. payload index definitions) as one logged operation, so
+   * it gets an operation id and is atomic with nothing else. `apply` runs after it is durable.
+   */
+  writeExtension(
+    namespace: string,
+    changes: { put?: Record<string, unknown>; delete?: string[] },
+    options: { wait: boolean; operation: FailedOperationName; apply?: () => Promise<void> | void },
+  ): Promise<WriteResult> {
+    return this.write<null>(options.operation, options.wait, {
+      prepare: (_operationId, batch) => {
+        for (const [key, value] of Object.entries(changes.put ?? {})) batch.putExtension(namespace, key, value);
+        for (const key of changes.delete ?? []) batch.deleteExtension(namespace, key);
+        return { plan: null, kind: 'payload', slots: [] };
+      },
+      commit: () => undefined,
+      apply: options.apply ? async () => options.apply!() : undefined,
+    });
+  }
+}
