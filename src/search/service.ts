@@ -7,7 +7,7 @@ import type { PointId } from '../points/ids.js';
 import { float32ToNumber, parseDenseVector } from '../points/vectors.js';
 import { payloadSelection, vectorSelection, type Payload } from '../points/selectors.js';
 import { QueryRun, type QueryEnvironment, type Scored, type StageOutput } from './execute.js';
-import type { QueryPlan } from './plan.js';
+import type { QueryPlan, QueryStage } from './plan.js';
 import { passesThreshold, scoreOrderOf } from './score-order.js';
 
 export interface ScoredPoint {
@@ -41,8 +41,18 @@ export function toScoredPoints(collection: Collection, points: readonly Scored[]
   });
 }
 
+/**
+ * Every `lookup_from` collection must exist, at every level, whatever the query form: a raw
+ * vector reads nothing from it, but naming a missing collection is still a 404.
+ */
+function checkLookups(stage: QueryStage, environment: QueryEnvironment): void {
+  if (stage.lookupFrom) environment.collectionNamed(stage.lookupFrom.collection);
+  for (const child of stage.prefetches) checkLookups(child, environment);
+}
+
 export async function runPlan(collection: Collection, environment: QueryEnvironment, plan: QueryPlan): Promise<ScoredPoint[]> {
   collection.assertOperable();
+  checkLookups(plan, environment);
   // An unknown with_vector name is a 400 before any work.
   collection.checkVectorSelection(vectorSelection(plan.withVector, false), plan.field === '' ? 'with_vector' : `${plan.field}.with_vector`);
   const output: StageOutput = await new QueryRun(collection, environment).run(plan);
