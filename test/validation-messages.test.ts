@@ -23,7 +23,7 @@ afterAll(async () => {
   await removeDataDirectory(directory);
 });
 
-function errorOf(response: { status: number; body: any }): string {
+function errorOf(response: Awaited<ReturnType<TestServer['request']>>): string {
   expect(response.status).toBe(400);
   return response.body.status.error as string;
 }
