@@ -95,6 +95,15 @@ describe('limits — clamped to the cap, as Qdrant does', () => {
     expect(errorOf(await server.request('POST', `/collections/${name}/points/scroll`, { limit: 0 }))).toContain('limit');
     expect(errorOf(await query({ query: [1, 0], offset: cap + 1 }))).toContain('offset');
   });
+
+  it('limit — beyond 2^64 - 1 is not a size at all: a 400, as in Qdrant', async () => {
+    for (const limit of ['18446744073709551616', '100000000000000000000']) {
+      expect(errorOf(await query(`{"query":[1,0],"limit":${limit}}`))).toBe(
+        `Validation error in body limit: expected integer to be less than 18446744073709551616 (got ${limit})`,
+      );
+      expect(errorOf(await server.request('POST', `/collections/${name}/points/scroll`, `{"limit":${limit}}`))).toContain('limit');
+    }
+  });
 });
 
 describe('values that cannot mean anything are 400s naming the field', () => {

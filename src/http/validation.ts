@@ -24,7 +24,8 @@ export function describeProblem(error: ValueError): string {
   if (error.type === ValueErrorType.ObjectAdditionalProperties) return 'unknown field';
   const received = typeof error.value === 'bigint' ? error.value.toString() : JSON.stringify(error.value);
   const expected = error.type === ValueErrorType.Union ? unionExpectation(error.schema) : undefined;
-  const message = expected ?? `${error.message.charAt(0).toLowerCase()}${error.message.slice(1)}`;
+  // Users send integers; "bigint" is only how big ones arrive here.
+  const message = expected ?? `${error.message.charAt(0).toLowerCase()}${error.message.slice(1)}`.replace(/\bbigint\b/, 'integer');
   return `${message}${received === undefined ? '' : ` (got ${received.length > 80 ? `${received.slice(0, 77)}...` : received})`}`;
 }
 

@@ -42,8 +42,16 @@ export const PointSelectorFields = {
   shard_key: Type.Optional(Type.Unknown()),
 };
 
-/** A result or page size as sent: a positive integer, up to 2^64 - 1 (a bigint above 2^53). */
-export const LimitSchema = Type.Union([Type.Integer({ minimum: 1 }), Type.BigInt({ minimum: 1n })]);
+/**
+ * A result or page size as sent: a positive integer up to 2^64 - 1 (a bigint above 2^53), the
+ * unsigned 64-bit range Qdrant reads it in; beyond that it is not a size at all, and a 400.
+ */
+export const LimitSchema = Type.Union([
+  Type.Integer({ minimum: 1, exclusiveMaximum: 2 ** 64 }),
+  // Not `maximum: 2^64 - 1`: TypeBox's compiled check writes the bound as a number literal,
+  // which rounds it up to 2^64. 2^64 itself is exact.
+  Type.BigInt({ minimum: 1n, exclusiveMaximum: 1n << 64n }),
+]);
 
 /**
  * A `limit` above the configured cap is clamped to the cap, not refused, as Qdrant clamps:
