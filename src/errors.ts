@@ -84,7 +84,8 @@ export const errors = {
   collectionNotFound: (name: string) => new QuiverError('not_found', `Collection not found: ${name}`),
   collectionExists: (name: string) => new QuiverError('conflict', `Collection already exists: ${name}`),
   pointNotFound: (id: string) => new QuiverError('not_found', `Point with id ${id} does not exist`),
-  routeNotFound: (method: string, url: string) => new QuiverError('not_found', `Not found: ${method} ${url}`),
+  /** No such route at all; worded so it cannot be read as a missing collection or point. */
+  routeNotFound: (method: string, url: string) => new QuiverError('not_found', `route not found: ${method} ${url}`),
   pathParameterTooLong: (limit: number) => new QuiverError('invalid_input', `Bad request: a path parameter is longer than ${limit} characters`),
   badUrl: (detail: string) => new QuiverError('invalid_input', `Bad request: ${detail}`),
 

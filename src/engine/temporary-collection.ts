@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { pino, type Logger } from 'pino';
 import { loadConfig } from '../config.js';
 import { openDatabase, type Database } from '../storage/database.js';
-import { buildCollectionConfig, type CollectionConfig, type CreateCollectionRequest } from './collection-config.js';
+import { buildCollectionConfig, type CollectionConfig } from './collection-config.js';
+import type { CreateCollectionRequest } from './collection-request-schemas.js';
 import { recoverCollection, type RecoveryReport } from './collection-recovery.js';
 import { Collection, type CollectionHooksFactory, type CollectionSettings } from './collection.js';
 

@@ -175,7 +175,10 @@ export function registerPointRoutes(app: FastifyInstance): void {
         } catch (error) {
           throw errors.invalidInput(`points[${position}].id: ${(error as Error).message}`);
         }
-        return { id, vectors: parsePointVectors(point.vector, `points[${position}].vector`, layout) };
+        const vectors = parsePointVectors(point.vector, `points[${position}].vector`, layout);
+        // `{}` names no vector: an update that changes nothing is a mistake, not a no-op.
+        if (vectors.size === 0) throw errors.invalidField(`points[${position}].vector`, 'must give at least one vector');
+        return { id, vectors };
       });
       return success(reply, await collection.updateVectors(points, request.query.wait ?? false));
     },

@@ -1,6 +1,7 @@
 // Registers every route module. Each resource has one file in src/http; add it here.
 import type { FastifyInstance } from 'fastify';
 import { registerAuthRoutes } from './auth.js';
+import { registerCollectionNameGuard } from './collection-name-guard.js';
 import { registerCollectionRoutes } from './collections.js';
 import { registerCountRoutes } from './count.js';
 import { registerHealthRoutes } from './health.js';
@@ -13,6 +14,7 @@ import { registerScrollRoutes } from './scroll.js';
 import { registerSearchRoutes } from './search.js';
 
 export function registerRoutes(app: FastifyInstance): void {
+  registerCollectionNameGuard(app);
   registerHealthRoutes(app);
   registerAuthRoutes(app);
   registerCollectionRoutes(app);

@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { errors } from '../errors.js';
 import { scroll, type OrderBy } from '../filter/scroll.js';
 import { parsePointId, type PointId } from '../points/ids.js';
-import { CollectionParamsSchema, PointIdSchema, ReadQuerySchema, type CollectionParams } from '../points/request-schemas.js';
+import { clampLimit, CollectionParamsSchema, LimitSchema, PointIdSchema, ReadQuerySchema, type CollectionParams } from '../points/request-schemas.js';
 import { payloadSelection, vectorSelection, WithPayloadSchema, WithVectorSchema } from '../points/selectors.js';
 import { success } from './envelope.js';
 import { routeSettings } from './route-config.js';
@@ -24,7 +24,7 @@ const OrderBySchema = Type.Union([
 const ScrollBodySchema = Type.Object(
   {
     offset: Type.Optional(Type.Union([PointIdSchema, Type.Null()])),
-    limit: Type.Optional(Type.Union([Type.Integer({ minimum: 1 }), Type.Null()])),
+    limit: Type.Optional(Type.Union([LimitSchema, Type.Null()])),
     filter: Type.Optional(Type.Unknown()),
     with_payload: Type.Optional(WithPayloadSchema),
     with_vector: Type.Optional(WithVectorSchema),
@@ -58,8 +58,7 @@ export function registerScrollRoutes(app: FastifyInstance): void {
     { config: routeSettings({ permission: 'read' }), schema: { params: CollectionParamsSchema, querystring: ReadQuerySchema, body: ScrollBodySchema } },
     async (request, reply) => {
       const body = request.body;
-      const limit = body.limit ?? 10;
-      if (limit > maxLimit) throw errors.invalidField('limit', `at most ${maxLimit} points per page (got ${limit})`);
+      const limit = clampLimit(body.limit ?? 10, maxLimit);
       const collection = app.collections.get(request.params.collection_name);
       const result = scroll(collection, {
         offset: parseOffset(body.offset),

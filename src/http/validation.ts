@@ -21,19 +21,66 @@ export function describeJsonPointer(pointer: string): string {
 /** `expected integer (got "4")`: the problem TypeBox found, and the value (bigint-safe, cut short). */
 export function describeProblem(error: ValueError): string {
   if (error.type === ValueErrorType.ObjectRequiredProperty) return 'missing required field';
+  if (error.type === ValueErrorType.ObjectAdditionalProperties) return 'unknown field';
   const received = typeof error.value === 'bigint' ? error.value.toString() : JSON.stringify(error.value);
-  const expected = allowedLiterals(error);
-  const message = expected ?? `${error.message.charAt(0).toLowerCase()}${error.message.slice(1)}`;
+  const expected = error.type === ValueErrorType.Union ? unionExpectation(error.schema) : undefined;
+  // Users send integers; "bigint" is only how big ones arrive here.
+  const message = expected ?? `${error.message.charAt(0).toLowerCase()}${error.message.slice(1)}`.replace(/\bbigint\b/, 'integer');
   return `${message}${received === undefined ? '' : ` (got ${received.length > 80 ? `${received.slice(0, 77)}...` : received})`}`;
 }
 
-/** `expected one of "weak", "medium", "strong"` for a union of literals (an enum), else undefined. */
-function allowedLiterals(error: ValueError): string | undefined {
-  if (error.type !== ValueErrorType.Union) return undefined;
-  const branches = (error.schema as { anyOf?: { const?: unknown; type?: string }[] }).anyOf;
-  if (!branches || !branches.every((branch) => 'const' in branch || branch.type === 'null')) return undefined;
-  const values = branches.filter((branch) => 'const' in branch).map((branch) => JSON.stringify(branch.const));
-  return values.length > 0 ? `expected one of ${values.join(', ')}` : undefined;
+interface SchemaShape {
+  anyOf?: SchemaShape[];
+  const?: unknown;
+  type?: string;
+  $ref?: string;
+  items?: SchemaShape;
+  required?: string[];
+  properties?: Record<string, SchemaShape>;
+}
+
+/**
+ * What one union member accepts, in a user's words: `list of numbers`, `integer`, `"rrf"`,
+ * `{nearest}` (an object by its required keys). `null` (an optional field's "unset") is left out.
+ */
+function describeMember(schema: SchemaShape): string[] {
+  if (schema.anyOf) return schema.anyOf.flatMap(describeMember);
+  if ('const' in schema) return [JSON.stringify(schema.const)];
+  if (schema.$ref) return [`${schema.$ref.charAt(0).toLowerCase()}${schema.$ref.slice(1)} object`];
+  switch (schema.type) {
+    case 'null':
+      return [];
+    case 'integer':
+    case 'bigint':
+      return ['integer'];
+    case 'array': {
+      const items = schema.items ? describeMember(schema.items) : [];
+      return [items.length === 1 && !items[0]!.startsWith('{') ? `list of ${items[0] === 'number' ? 'numbers' : `${items[0]}s`}` : 'list'];
+    }
+    case 'object': {
+      const keys = schema.required?.length ? schema.required : Object.keys(schema.properties ?? {});
+      return [keys.length > 0 ? `{${keys.join(', ')}}` : 'object'];
+    }
+    case 'number':
+    case 'string':
+    case 'boolean':
+      return [schema.type];
+    default:
+      return ['value'];
+  }
+}
+
+/**
+ * A union's own message is only "expected union value". Name its members instead: `expected
+ * one of "weak", "medium"` for an enum, `expected one of: list of numbers, integer, {nearest}`
+ * for a mix, `expected integer` when the members differ only in representation.
+ */
+function unionExpectation(schema: unknown): string | undefined {
+  const members = [...new Set(describeMember(schema as SchemaShape))];
+  if (members.length === 0) return undefined;
+  if (members.length === 1) return `expected ${members[0]}`;
+  if (members.every((member) => member.startsWith('"'))) return `expected one of ${members.join(', ')}`;
+  return `expected one of: ${members.join(', ')}`;
 }
 
 const partNames: Record<string, string> = {
@@ -61,11 +108,55 @@ function segmentCount(path: string): number {
   return path === '' ? 0 : path.split('/').length - 1;
 }
 
-/** Whether a branch refused the value's very shape: another kind, or an object of other keys. */
-function branchMissesShape(union: ValueError, branch: ValueError): boolean {
-  if (branch.path === union.path) return kindMismatches.has(branch.type);
+/**
+ * Each union error's branch iterators yield their first error once: reading it again would
+ * give the second. Every reader goes through this cache.
+ */
+const firstErrors = new WeakMap<ValueError, (ValueError | undefined)[]>();
+
+function branchFirstErrors(union: ValueError): (ValueError | undefined)[] {
+  let firsts = firstErrors.get(union);
+  if (!firsts) {
+    firsts = union.errors.map((branch) => branch.First());
+    firstErrors.set(union, firsts);
+  }
+  return firsts;
+}
+
+/**
+ * Whether a branch refused the value's very shape: another kind, an object of other keys, or
+ * a nested union all of whose members did.
+ */
+function branchMissesShape(union: ValueError, branch: ValueError, depth: number): boolean {
+  if (branch.path === union.path) {
+    if (branch.type === ValueErrorType.Union && depth < 16) {
+      return branchFirstErrors(branch).every((inner) => inner === undefined || branchMissesShape(branch, inner, depth + 1));
+    }
+    return kindMismatches.has(branch.type);
+  }
   const parent = branch.path.slice(0, branch.path.lastIndexOf('/'));
   return parent === union.path && (branch.type === ValueErrorType.ObjectRequiredProperty || branch.type === ValueErrorType.ObjectAdditionalProperties);
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * For an object value, the one object member it was meant as: the member all of whose required
+ * keys it has, or else the one member that declares every key it has. Undefined when no member
+ * or several fit.
+ */
+function intendedObjectMember(union: ValueError): number | undefined {
+  const value = union.value;
+  if (!isPlainObject(value)) return undefined;
+  const keys = Object.keys(value);
+  const members = ((union.schema as SchemaShape).anyOf ?? []).map((schema, position) => ({ schema, position }));
+  const objects = members.filter(({ schema }) => schema.type === 'object' && schema.properties);
+  const complete = objects.filter(({ schema }) => (schema.required ?? []).length > 0 && schema.required!.every((key) => key in value));
+  if (complete.length === 1) return complete[0]!.position;
+  const declared = objects.filter(({ schema }) => keys.length > 0 && keys.every((key) => key in schema.properties!));
+  return declared.length === 1 ? declared[0]!.position : undefined;
 }
 
 /**
@@ -73,20 +164,27 @@ function branchMissesShape(union: ValueError, branch: ValueError): boolean {
  * recognised the value's shape (same kind, same keys; the `null` of an optional field never
  * does), and when one remains, or one got deepest into the value, report its error instead, so
  * `limit: 0` reads "expected integer to be greater or equal to 1" and a bad list element names
- * its index. For `X or null` X's error is reported. Otherwise the union's error stays.
+ * its index. For `X or null` X's error is reported. An object that fits no member's keys
+ * exactly is read as the member whose keys it has (`{"nearest": [1], "extra": 2}` reports the
+ * unknown `extra`). Otherwise the union's error stays, and describeProblem names its members.
  */
 export function mostSpecificError(error: ValueError, depth = 0): ValueError {
   if (error.type !== ValueErrorType.Union || depth > 16) return error;
+  const firsts = branchFirstErrors(error);
   const candidates: ValueError[] = [];
   const notNull: ValueError[] = [];
-  for (const branch of error.errors) {
-    const first = branch.First();
+  for (const first of firsts) {
     if (!first) continue;
     if (first.type !== ValueErrorType.Null) notNull.push(first);
-    if (!branchMissesShape(error, first)) candidates.push(first);
+    if (!branchMissesShape(error, first, depth)) candidates.push(first);
   }
-  // `X or null` (an optional field): X's own error says what was expected.
-  if (candidates.length === 0) return notNull.length === 1 ? mostSpecificError(notNull[0]!, depth + 1) : error;
+  if (candidates.length === 0) {
+    const intended = intendedObjectMember(error);
+    const intendedError = intended === undefined ? undefined : firsts[intended];
+    if (intendedError) return mostSpecificError(intendedError, depth + 1);
+    // `X or null` (an optional field): X's own error says what was expected.
+    return notNull.length === 1 ? mostSpecificError(notNull[0]!, depth + 1) : error;
+  }
   const deepest = Math.max(...candidates.map((candidate) => segmentCount(candidate.path)));
   const best = candidates.filter((candidate) => segmentCount(candidate.path) === deepest);
   if (best.length !== 1) return error;

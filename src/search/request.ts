@@ -3,6 +3,7 @@
 // level of nesting. Every failure is a 400 that names the field or the level.
 import { errors } from '../errors.js';
 import { parsePointId } from '../points/ids.js';
+import { clampLimit } from '../points/request-schemas.js';
 import {
   defaultQueryLimit,
   defaultRrfK,
@@ -25,7 +26,7 @@ import type {
 } from './schemas.js';
 
 export interface RequestLimits {
-  /** Largest `limit` (and `offset`) a request may ask for. */
+  /** Cap on `limit` (a larger one is clamped to it) and largest `offset` (a larger one is refused). */
   maxLimit: number;
   /** Most searches in one batch. */
   maxBatch: number;
@@ -48,7 +49,7 @@ function where(stageField: string): string {
   return stageField === '' ? '' : ` (at ${stageField})`;
 }
 
-function checkLimit(field: string, value: number, limits: RequestLimits): number {
+function checkOffset(field: string, value: number, limits: RequestLimits): number {
   if (value > limits.maxLimit) throw errors.invalidBodyField(field, `must be at most ${limits.maxLimit} (got ${value})`);
   return value;
 }
@@ -182,7 +183,7 @@ function stage(field: string, body: PrefetchBody, depth: number, limits: Request
     prefetches,
     using,
     tuning: tuningOf(body.params),
-    limit: checkLimit(join(field, 'limit'), body.limit ?? defaultQueryLimit, limits),
+    limit: clampLimit(body.limit ?? defaultQueryLimit, limits.maxLimit),
   };
   if (query !== undefined) result.query = query;
   if (body.filter !== undefined && body.filter !== null) result.filter = body.filter;
@@ -195,7 +196,7 @@ export function queryPlan(body: QueryRequestBody, limits: RequestLimits = defaul
   const root = stage(field, body, 0, limits, { prefetches: 0 });
   return {
     ...root,
-    offset: checkLimit(join(field, 'offset'), body.offset ?? 0, limits),
+    offset: checkOffset(join(field, 'offset'), body.offset ?? 0, limits),
     withPayload: body.with_payload ?? false,
     withVector: body.with_vector ?? false,
   };
@@ -213,8 +214,8 @@ export function searchPlan(body: SearchRequestBody, limits: RequestLimits = defa
     prefetches: [],
     using: named ? (body.vector as { name: string }).name : '',
     tuning: tuningOf(body.params),
-    limit: checkLimit(join(field, 'limit'), limit, limits),
-    offset: checkLimit(join(field, 'offset'), body.offset ?? 0, limits),
+    limit: clampLimit(limit, limits.maxLimit),
+    offset: checkOffset(join(field, 'offset'), body.offset ?? 0, limits),
     withPayload: body.with_payload ?? false,
     withVector: body.with_vector ?? body.with_vectors ?? false,
   };

@@ -4,6 +4,7 @@
 // they leave unset, so optionals accept null. Unknown keys are refused: a misspelt option must
 // not be silently ignored.
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { LimitSchema } from '../points/request-schemas.js';
 import { WithPayloadSchema, WithVectorSchema } from '../points/selectors.js';
 
 const strict = { additionalProperties: false } as const;
@@ -97,7 +98,8 @@ export const QueryInterface = Type.Union([
 
 export const SearchParams = Type.Object(
   {
-    hnsw_ef: Maybe(Type.Integer({ minimum: 0, maximum: 100_000 })),
+    // 0 would be a walk that looks at nothing: refused, as Qdrant refuses it.
+    hnsw_ef: Maybe(Type.Integer({ minimum: 1, maximum: 100_000 })),
     exact: Maybe(Type.Boolean()),
     // Accepted for client compatibility; the float path ignores them until quantization lands.
     quantization: Maybe(
@@ -124,7 +126,8 @@ export const LookupLocation = Type.Object(
 /** Filters are checked by the filter module, which names the offending condition. */
 const FilterInput = Type.Optional(Type.Unknown());
 
-export const LimitInput = Type.Integer({ minimum: 1 });
+/** Above the configured cap it is clamped, by ./request.ts. */
+export const LimitInput = LimitSchema;
 
 /** The fields a prefetch shares with the request; prefetches nest. */
 function stageFields<Self extends TSchema>(self: Self) {

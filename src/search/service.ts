@@ -6,15 +6,25 @@ import type { Collection } from '../engine/collection.js';
 import { vectorSelection } from '../points/selectors.js';
 import { QueryRun } from './execute.js';
 import { nearestBatchGroups, runNearestGroup } from './nearest-batch.js';
-import type { QueryPlan } from './plan.js';
+import type { QueryPlan, QueryStage } from './plan.js';
 import type { QueryEnvironment } from './query-environment.js';
 import { toScoredPoints, type ScoredPoint } from './scored-points.js';
 import type { StageOutput } from './stage-output.js';
 
 export type { ScoredPoint } from './scored-points.js';
 
+/**
+ * Every `lookup_from` collection must exist, at every level, whatever the query form: a raw
+ * vector reads nothing from it, but naming a missing collection is still a 404.
+ */
+function checkLookups(stage: QueryStage, environment: QueryEnvironment): void {
+  if (stage.lookupFrom) environment.collectionNamed(stage.lookupFrom.collection);
+  for (const child of stage.prefetches) checkLookups(child, environment);
+}
+
 export async function runPlan(collection: Collection, environment: QueryEnvironment, plan: QueryPlan): Promise<ScoredPoint[]> {
   collection.assertOperable();
+  checkLookups(plan, environment);
   // An unknown with_vector name is a 400 before any work.
   collection.checkVectorSelection(vectorSelection(plan.withVector, false), plan.field === '' ? 'with_vector' : `${plan.field}.with_vector`);
   const output: StageOutput = await new QueryRun(collection, environment).run(plan);

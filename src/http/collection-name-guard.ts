@@ -1,0 +1,13 @@
+// A collection name longer than the configured maximum can never exist: every route that names
+// one answers the 400 that creating it would get, not a 404 (docs/api.md §4).
+import type { FastifyInstance } from 'fastify';
+import { validateCollectionName } from '../engine/collection-name.js';
+
+export function registerCollectionNameGuard(app: FastifyInstance): void {
+  const maximumLength = app.quiverConfig.limits.max_collection_name_length;
+  app.addHook('preValidation', async (request) => {
+    const name = (request.params as { collection_name?: unknown } | undefined)?.collection_name;
+    // Only the length: other rules of the name stay the create route's own.
+    if (typeof name === 'string' && [...name].length > maximumLength) validateCollectionName(name, maximumLength);
+  });
+}
