@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { registerAuthRoutes } from './auth.js';
 import { registerCollectionRoutes } from './collections.js';
 import { registerCountRoutes } from './count.js';
+import { registerFacetRoutes } from './facet.js';
 import { registerHealthRoutes } from './health.js';
 import { registerNotImplementedRoutes } from './not-implemented.js';
 import { registerPayloadIndexRoutes } from './payload-index.js';
@@ -23,5 +24,6 @@ export function registerRoutes(app: FastifyInstance): void {
   registerScrollRoutes(app);
   registerSearchRoutes(app);
   registerQueryRoutes(app);
+  registerFacetRoutes(app);
   registerNotImplementedRoutes(app);
 }
