@@ -11,6 +11,7 @@ import { registerPayloadRoutes } from './payload.js';
 import { registerPointRoutes } from './points.js';
 import { registerQueryRoutes } from './query.js';
 import { registerScrollRoutes } from './scroll.js';
+import { registerSearchMatrixRoutes } from './search-matrix.js';
 import { registerSearchRoutes } from './search.js';
 
 export function registerRoutes(app: FastifyInstance): void {
@@ -25,5 +26,6 @@ export function registerRoutes(app: FastifyInstance): void {
   registerSearchRoutes(app);
   registerQueryRoutes(app);
   registerFacetRoutes(app);
+  registerSearchMatrixRoutes(app);
   registerNotImplementedRoutes(app);
 }
