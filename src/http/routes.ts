@@ -4,6 +4,7 @@ import { registerAuthRoutes } from './auth.js';
 import { registerCollectionNameGuard } from './collection-name-guard.js';
 import { registerCollectionRoutes } from './collections.js';
 import { registerCountRoutes } from './count.js';
+import { registerFacetRoutes } from './facet.js';
 import { registerHealthRoutes } from './health.js';
 import { registerNotImplementedRoutes } from './not-implemented.js';
 import { registerPayloadIndexRoutes } from './payload-index.js';
@@ -11,6 +12,7 @@ import { registerPayloadRoutes } from './payload.js';
 import { registerPointRoutes } from './points.js';
 import { registerQueryRoutes } from './query.js';
 import { registerScrollRoutes } from './scroll.js';
+import { registerSearchMatrixRoutes } from './search-matrix.js';
 import { registerSearchRoutes } from './search.js';
 
 export function registerRoutes(app: FastifyInstance): void {
@@ -25,5 +27,7 @@ export function registerRoutes(app: FastifyInstance): void {
   registerScrollRoutes(app);
   registerSearchRoutes(app);
   registerQueryRoutes(app);
+  registerFacetRoutes(app);
+  registerSearchMatrixRoutes(app);
   registerNotImplementedRoutes(app);
 }
