@@ -4,7 +4,7 @@
 // small, typed and replaceable in tests.
 import { createRequire } from 'node:module';
 import type { CompletionChannelHandle, Deliver } from './completions.js';
-import type { NativeVectorIndexClass } from './vector-index.js';
+import type { NativeVectorIndexClass } from './vector-index-binding.js';
 
 /** What the addon exports; keep in step with crates/quiver-node/src/lib.rs. */
 export interface NativeBinding {

@@ -4,8 +4,9 @@
 // what that contract needs: argument checks that a u32 conversion would silently wrap, and
 // splitting batch results into per-query views. All work stays in Rust.
 import { native } from './addon.js';
-import { type CompletionChannelHandle, Completions } from './completions.js';
+import { Completions } from './completions.js';
 import { NativeError } from './errors.js';
+import type { NativeVectorIndexHandle } from './vector-index-binding.js';
 import type {
   Distance,
   LoadedVectorIndex,
@@ -25,38 +26,6 @@ export type {
   VectorIndexOptions,
   VectorIndexStats,
 } from './vector-index-contract.js';
-
-/** An instance of the addon's NativeVectorIndex as the wrapper uses it; see native/index.d.cts. */
-export interface NativeVectorIndexHandle {
-  readonly loadedOperationId: number;
-  upsert(slots: Uint32Array, vectors: Float32Array): Promise<void>;
-  delete(slots: Uint32Array): Promise<void>;
-  /** Starts a search; the completion channel delivers slots (u32 × n) then scores (f32 × n). */
-  search(ticket: number, query: Float32Array, k: number, ef?: number | null, exact?: boolean | null, allowed?: Uint8Array | null): void;
-  searchSync(query: Float32Array, k: number, ef?: number | null, exact?: boolean | null, allowed?: Uint8Array | null): ArrayBuffer;
-  /** Starts a batch; delivers counts (u32 × queries), slots (u32 × total), scores (f32 × total). */
-  searchBatch(ticket: number, queries: Float32Array, k: number, ef?: number | null, exact?: boolean | null, allowed?: Uint8Array | null): void;
-  vectors(slots: Uint32Array): Float32Array;
-  has(slot: number): boolean;
-  stats(): VectorIndexStats;
-  waitIndexed(): Promise<void>;
-  save(path: string, lastOperationId: number): Promise<void>;
-  close(): void;
-}
-
-/** The addon's NativeVectorIndex class: its two factories. */
-export interface NativeVectorIndexClass {
-  create(
-    dimension: number,
-    distance: string,
-    m: number,
-    efConstruct: number,
-    fullScanThreshold: number,
-    indexingThreads: number,
-    completions: CompletionChannelHandle,
-  ): NativeVectorIndexHandle & { readonly dimension: number; readonly distance: string };
-  load(path: string, completions: CompletionChannelHandle): Promise<NativeVectorIndexHandle & { readonly dimension: number; readonly distance: string }>;
-}
 
 const MAX_U32 = 0xffff_ffff;
 

@@ -9,7 +9,7 @@
 // than two candidate points give an empty matrix.
 import type { Collection, PointEntry } from '../engine/collection.js';
 import { allowedSlots } from '../filter/collection-filters.js';
-import { SlotSet } from '../filter/slot-set.js';
+import { SlotSet } from '../points/slot-set.js';
 import { comparePointIds, type PointId } from '../points/ids.js';
 import { float32ToNumber } from '../points/vectors.js';
 import type { SearchMatrixRequest } from './search-matrix-schema.js';

@@ -1,0 +1,37 @@
+// The raw shapes of crates/quiver-node/src/vector_index.rs as the addon exports them (see
+// native/index.d.cts): what addon.ts declares and vector-index.ts wraps. Types only, in a file of
+// their own so that the loader and the wrapper do not import each other.
+import type { CompletionChannelHandle } from './completions.js';
+import type { VectorIndexStats } from './vector-index-contract.js';
+
+/** An instance of the addon's NativeVectorIndex as the wrapper uses it; see native/index.d.cts. */
+export interface NativeVectorIndexHandle {
+  readonly loadedOperationId: number;
+  upsert(slots: Uint32Array, vectors: Float32Array): Promise<void>;
+  delete(slots: Uint32Array): Promise<void>;
+  /** Starts a search; the completion channel delivers slots (u32 × n) then scores (f32 × n). */
+  search(ticket: number, query: Float32Array, k: number, ef?: number | null, exact?: boolean | null, allowed?: Uint8Array | null): void;
+  searchSync(query: Float32Array, k: number, ef?: number | null, exact?: boolean | null, allowed?: Uint8Array | null): ArrayBuffer;
+  /** Starts a batch; delivers counts (u32 × queries), slots (u32 × total), scores (f32 × total). */
+  searchBatch(ticket: number, queries: Float32Array, k: number, ef?: number | null, exact?: boolean | null, allowed?: Uint8Array | null): void;
+  vectors(slots: Uint32Array): Float32Array;
+  has(slot: number): boolean;
+  stats(): VectorIndexStats;
+  waitIndexed(): Promise<void>;
+  save(path: string, lastOperationId: number): Promise<void>;
+  close(): void;
+}
+
+/** The addon's NativeVectorIndex class: its two factories. */
+export interface NativeVectorIndexClass {
+  create(
+    dimension: number,
+    distance: string,
+    m: number,
+    efConstruct: number,
+    fullScanThreshold: number,
+    indexingThreads: number,
+    completions: CompletionChannelHandle,
+  ): NativeVectorIndexHandle & { readonly dimension: number; readonly distance: string };
+  load(path: string, completions: CompletionChannelHandle): Promise<NativeVectorIndexHandle & { readonly dimension: number; readonly distance: string }>;
+}
