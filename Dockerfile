@@ -8,7 +8,7 @@ ENV PATH=/root/.cargo/bin:$PATH
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci
-COPY Cargo.toml Cargo.lock ./
+COPY Cargo.toml Cargo.lock rust-toolchain.toml ./
 COPY .cargo ./.cargo
 COPY crates ./crates
 COPY tsconfig.json tsconfig.build.json ./

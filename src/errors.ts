@@ -1,5 +1,5 @@
 // The error registry: every error the server answers with is built here, so each kind has one
-// HTTP status and one message pattern (API.md §1). Services throw these; the one error handler
+// HTTP status and one message pattern (docs/api.md §1). Services throw these; the one error handler
 // in http/error-handler.ts turns them into the contract's envelopes.
 
 /** Error kinds and the HTTP status each one answers with. */
@@ -93,7 +93,7 @@ export const errors = {
   collectionMarkedForDeletion: (name: string) =>
     new QuiverError('precondition_failed', `Collection ${name} is marked for deletion`),
 
-  // Search and query (API.md §3, §5). The §5 refusals keep Qdrant's wording, which clients know.
+  // Search and query (docs/api.md §3, §5). The §5.3 refusals keep Qdrant's wording, which clients know.
   /** A body field broke a rule that spans fields; worded like the schema validator's messages. */
   invalidBodyField: (field: string, problem: string) => new QuiverError('invalid_input', `Validation error in body ${field}: ${problem}`),
   prefetchWithoutQuery: (where: string) =>

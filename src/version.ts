@@ -1,4 +1,4 @@
-// What the server reports about itself in `GET /` (API.md §3).
+// What the server reports about itself in `GET /` (docs/api.md §3).
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';

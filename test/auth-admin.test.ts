@@ -36,7 +36,7 @@ function base64urlJson(value: unknown): string {
   return Buffer.from(JSON.stringify(value)).toString('base64url');
 }
 
-describe('admin exists (spec §4.4)', () => {
+describe('admin exists (docs/api.md §7.3)', () => {
   it('answers the standard envelope with a boolean, without a credential', async () => {
     const withAdmin = await authApp();
     const response = await withAdmin.app.inject({ method: 'GET', url: '/auth/admin/exists' });

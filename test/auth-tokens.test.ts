@@ -1,4 +1,4 @@
-// Access tokens as the spec describes them (§2.4, §3, §4.1-4.3, §7.3) and API.md §7.
+// Access tokens as docs/api.md §7 and §7.3 describe them.
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -75,7 +75,7 @@ describe('access tokens — creation', () => {
   });
 });
 
-describe('access tokens — list (spec §4.1)', () => {
+describe('access tokens — list (docs/api.md §7.3)', () => {
   it('is a bare array of records sorted by id, never with a raw value or its hash', async () => {
     const { app, jwt } = await adminSession();
     const first = await createAccessToken(app, jwt, { name: 'a', permission: 'read' });
@@ -91,7 +91,7 @@ describe('access tokens — list (spec §4.1)', () => {
   });
 });
 
-describe('access tokens — delete (spec §4.2)', () => {
+describe('access tokens — delete (docs/api.md §7.3)', () => {
   it('answers {status: success, message} and the token stops working at once', async () => {
     const { app, jwt } = await adminSession();
     const token = await createAccessToken(app, jwt, { name: 'gone', permission: 'read' });
@@ -129,7 +129,7 @@ describe('access tokens — delete (spec §4.2)', () => {
   });
 });
 
-describe('access tokens — rotate (spec §4.3)', () => {
+describe('access tokens — rotate (docs/api.md §7.3)', () => {
   it('keeps the record, issues a new raw value, and the old value stops working', async () => {
     const { app, jwt, context } = await adminSession();
     const expiry = new Date(context.clock.now_ms + 3_600_000).toISOString();
@@ -186,7 +186,7 @@ describe('access tokens — without a credential', () => {
   });
 });
 
-describe('access tokens — auth off (spec §5.3)', () => {
+describe('access tokens — auth off (docs/api.md §7.1)', () => {
   it.each([
     ['GET', '/auth/access_tokens', undefined],
     ['DELETE', '/auth/access_token/1', undefined],

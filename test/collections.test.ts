@@ -1,4 +1,4 @@
-// Collections over HTTP, through the official Qdrant JS client and raw requests (API.md §3-4).
+// Collections over HTTP, through the official Qdrant JS client and raw requests (docs/api.md §3-4).
 import { describe, expect, it } from 'vitest';
 import { serverForFile } from './support/server.js';
 

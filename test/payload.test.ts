@@ -58,7 +58,7 @@ describe('payload operations through the official client', () => {
     expect(await payloadOf(name, 1)).toEqual({ b: { d: 3 }, e: 4 });
   });
 
-  it('delete payload keys refuses a filter with 400 (spec §4.5: ids only)', async () => {
+  it('delete payload keys refuses a filter with 400 (docs/api.md §3.3: ids only)', async () => {
     const name = await newCollection([{ id: 1, payload: { a: 1 } }]);
     const response = await server.request('POST', `/collections/${name}/points/payload/delete?wait=true`, { keys: ['a'], filter: { must: [] } });
     expect(response.status).toBe(400);

@@ -1,4 +1,4 @@
-// Qdrant's routes answer honestly: the table in docs/api-conformance.md is read here, so every
+// Qdrant's routes answer honestly: the table in docs/api.md §11 is read here, so every
 // route it marks 501 must answer 501, every route it marks implemented must be served, and every
 // 501 the server registers must have its row. The table cannot go stale without a failing test.
 import { readFileSync } from 'node:fs';
@@ -22,7 +22,7 @@ interface TableRow {
 const statuses: readonly Status[] = ['implemented', '501 by spec', '501 not yet', 'implemented by the facet+matrix work'];
 
 function readTable(): TableRow[] {
-  const text = readFileSync(new URL('../docs/api-conformance.md', import.meta.url), 'utf8');
+  const text = readFileSync(new URL('../docs/api.md', import.meta.url), 'utf8');
   const section = text.slice(text.indexOf('## 11. Qdrant v1.19 route conformance'));
   const rows: TableRow[] = [];
   let table = 0;
@@ -40,7 +40,7 @@ function readTable(): TableRow[] {
     const match = /^\| `([A-Z]+) ([^`]+)`[^|]* \| ([^|]+?) \| ([^|]+?) \|$/.exec(line);
     if (!inTable || !match) continue;
     const status = match[3] as Status;
-    if (!statuses.includes(status)) throw new Error(`unknown status in docs/api-conformance.md: ${line}`);
+    if (!statuses.includes(status)) throw new Error(`unknown status in docs/api.md §11: ${line}`);
     rows.push({
       method: match[1]!,
       path: match[2]!.replace(/^C(?=\/|$)/, '/collections/{collection_name}'),

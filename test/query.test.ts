@@ -1,4 +1,4 @@
-// POST C/points/query and C/points/query/batch end to end (API.md §3, §5): every query form
+// POST C/points/query and C/points/query/batch end to end (docs/api.md §3, §5): every query form
 // against a slow reference computed here from Qdrant's definitions, through raw HTTP and the
 // official client.
 import { describe, expect, it } from 'vitest';
@@ -383,7 +383,7 @@ describe('query — filters at every level', () => {
   });
 });
 
-describe('query refusals (API.md §5)', () => {
+describe('query refusals (docs/api.md §5)', () => {
   it.each([
     ['prefetch without query', { prefetch: { query: [1, 0, 0, 0, 0, 0] } }, "Bad request: A query is needed to merge the prefetches. Can't have prefetches without defining a query."],
     ['score_threshold without query', { score_threshold: 0.5 }, "Bad request: A query is needed to use the score_threshold. Can't have score_threshold without defining a query."],

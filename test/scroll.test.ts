@@ -1,4 +1,4 @@
-// Scroll over HTTP (API.md §3): id order, inclusive offset, next_page_offset, filters, order_by.
+// Scroll over HTTP (docs/api.md §3): id order, inclusive offset, next_page_offset, filters, order_by.
 import { describe, expect, it } from 'vitest';
 import { serverForFile } from './support/server.js';
 

@@ -1,4 +1,4 @@
-// POST C/points/search and C/points/search/batch end to end (API.md §3-4), through raw HTTP and
+// POST C/points/search and C/points/search/batch end to end (docs/api.md §3-4), through raw HTTP and
 // the official client, against brute force computed in the test.
 import { describe, expect, it } from 'vitest';
 import { bruteForce, clusteredVectors, expectSameHits, largerIsBetter, pointsOf, randomVectors, referenceScore, upsertAll, type DistanceName } from './support/search-data.js';

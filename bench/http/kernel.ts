@@ -12,7 +12,7 @@ export interface KernelSide {
   build_s: number;
 }
 
-/** Same options a collection gets by default (API.md §4: m 16, ef_construct 100, 10000 KB). */
+/** Same options a collection gets by default (docs/api.md §4: m 16, ef_construct 100, 10000 KB). */
 export async function buildKernel(data: DataSet): Promise<KernelSide> {
   const started = performance.now();
   const index = createVectorIndex({

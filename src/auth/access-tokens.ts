@@ -1,4 +1,4 @@
-// Managed access tokens (spec §2.4, §3, §4.1-4.3): create, list, delete, rotate, and the lookup
+// Managed access tokens (docs/api.md §7.3): create, list, delete, rotate, and the lookup
 // that authenticates a raw value. Raw values live only in responses; memory and disk hold SHA-256.
 import { errors } from '../errors.js';
 import { formatPermissionList, parsePermissionList, type GrantedPermission } from './permissions.js';

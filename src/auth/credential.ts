@@ -1,4 +1,4 @@
-// Where a credential arrives: `Authorization: Bearer <token>` (spec §5) or `api-key: <token>`
+// Where a credential arrives: `Authorization: Bearer <token>` (docs/api.md §7.1) or `api-key: <token>`
 // (what Qdrant clients send). Anything else present but malformed counts as a bad credential.
 import type { IncomingHttpHeaders } from 'node:http';
 

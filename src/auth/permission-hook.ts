@@ -1,4 +1,4 @@
-// The permission check on every route (API.md §7): runs after the readiness guard, reads the
+// The permission check on every route (docs/api.md §7): runs after the readiness guard, reads the
 // route's declared permission, and answers 401 for a missing/bad credential, 403 for a valid one
 // without the permission. With auth off every route is open.
 import type { FastifyInstance, HTTPMethods } from 'fastify';

@@ -1,4 +1,4 @@
-// The three permissions of API.md §7 and how they nest: write implies read, admin implies all.
+// The three permissions of docs/api.md §7 and how they nest: write implies read, admin implies all.
 import { errors } from '../errors.js';
 import type { Permission } from '../http/route-config.js';
 

@@ -35,7 +35,7 @@ export type AccessTokenRecord = Static<typeof AccessTokenRecord>;
 
 export const NextTokenIdRecord = Type.Object({ next_token_id: Type.Integer({ minimum: 1 }) });
 
-/** The listed form of a token (spec §2.4): never the raw value nor its hash. */
+/** The listed form of a token (docs/api.md §7.3): never the raw value nor its hash. */
 export interface AccessTokenListing {
   id: number;
   name: string;

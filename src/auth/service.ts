@@ -168,7 +168,7 @@ export class AuthService {
     return this.tokenApi().rotate(id);
   }
 
-  /** Spec §5.3: with auth off, the token API refuses (403). */
+  /** docs/api.md §7.1: with auth off, the token API refuses (403). */
   private tokenApi(): AccessTokens {
     if (!this.enabled) throw errors.authDisabled();
     return this.ready.tokens;

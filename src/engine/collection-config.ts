@@ -1,4 +1,4 @@
-// Collection configuration (API.md §4): the stored form with defaults filled in, the rules that
+// Collection configuration (docs/api.md §4): the stored form with defaults filled in, the rules that
 // build and update it from checked requests, and the `config` part of CollectionInfo. Options we
 // do not act on yet are still validated, stored and echoed, so Qdrant clients see what they sent.
 // The request schemas themselves are in ./collection-request-schemas.ts.

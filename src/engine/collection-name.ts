@@ -1,4 +1,4 @@
-// Collection names (DESIGN.md §5): 1 to max_collection_name_length characters, none of
+// Collection names (docs/api.md §8): 1 to max_collection_name_length characters, none of
 // / \ : * ? " < > | and no control characters — the name ends up in paths and logs.
 import { errors } from '../errors.js';
 

@@ -1,4 +1,4 @@
-// Start-up of one collection (DESIGN.md §3): points from classic-level into memory; each vector
+// Start-up of one collection (docs/architecture.md §4): points from classic-level into memory; each vector
 // index from its kernel checkpoint plus the slots the log says changed after it; an index with
 // no usable checkpoint is rebuilt from the stored vectors (slow, logged, never data loss).
 import { mkdir } from 'node:fs/promises';

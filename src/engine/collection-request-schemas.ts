@@ -5,7 +5,7 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 
 /**
- * Optional. `null` also means "default" (API.md §4): requests have their nulls removed by
+ * Optional. `null` also means "default" (docs/api.md §4): requests have their nulls removed by
  * `withoutDefaultNulls` before these schemas check them, so errors name the exact field.
  */
 function Nullable<Schema extends TSchema>(schema: Schema) {

@@ -302,7 +302,7 @@ export class Collection {
     return this.records.retrieve(ids, payload, vector);
   }
 
-  /** CollectionInfo (API.md §4). */
+  /** CollectionInfo (docs/api.md §4). */
   info(): Record<string, unknown> {
     let indexedVectors = 0;
     let yellow = false;

@@ -10,7 +10,7 @@ import { unnamedVector, type CollectionConfig } from './collection-config.js';
 import type { InFlightVectors } from './in-flight-vectors.js';
 import type { PointEntry, PointTable } from './point-table.js';
 
-/** A record as reads return it (API.md §3): keys not asked for are left out. */
+/** A record as reads return it (docs/api.md §3): keys not asked for are left out. */
 export interface PointRecord {
   id: PointId;
   payload?: Payload;

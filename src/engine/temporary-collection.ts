@@ -80,7 +80,7 @@ export class TemporaryCollection {
   }
 }
 
-/** A prepared point with an unnamed vector, as points/prepare.ts would give it. */
+/** A prepared point with an unnamed vector, as src/points/upsert-request.ts checks it. */
 export function preparedPoint(id: number, vector: number[], payload: Record<string, unknown> = {}) {
   return { id, key: String(id), vectors: new Map([['', Float32Array.from(vector)]]), payload, payloadJson: JSON.stringify(payload) };
 }

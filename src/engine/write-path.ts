@@ -17,7 +17,7 @@ import type { PointEntry, PointTable } from './point-table.js';
 import type { PointSelector } from './point-selection.js';
 import type { WriteQueue } from './write-queue.js';
 
-/** A point as a write request gives it, already checked (see points/prepare.ts). */
+/** A point as a write request gives it, already checked (see src/points/upsert-request.ts). */
 export interface PreparedPoint {
   id: PointId;
   key: string;

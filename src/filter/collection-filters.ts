@@ -107,7 +107,7 @@ export class CollectionFilters implements FilterTarget, CollectionHooks {
     return parseFilter(filter, this.limits, field);
   }
 
-  /** Every live point id in id order (API.md §2). */
+  /** Every live point id in id order (docs/api.md §2). */
   idsInOrder(): readonly PointId[] {
     if (!this.sortedIds) {
       const numbers: number[] = [];

@@ -1,4 +1,4 @@
-// The filter evaluated on one point's payload (API.md §6). This is the reference meaning of every
+// The filter evaluated on one point's payload (docs/api.md §6). This is the reference meaning of every
 // condition: each payload index must answer exactly what this answers (it is their slow twin),
 // and the planner falls back to it for whatever no index can answer.
 //

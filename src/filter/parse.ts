@@ -1,4 +1,4 @@
-// JSON -> typed filter tree (API.md §6). Everything a filter may hold is checked here, once:
+// JSON -> typed filter tree (docs/api.md §6). Everything a filter may hold is checked here, once:
 // unknown keys, wrong types and out-of-range values are 400s whose message names the exact part
 // (`filter.must[2].range.gt: ...`), and depth and size are bounded so a hostile filter cannot
 // cost more than its limits.

@@ -1,4 +1,4 @@
-// Scroll (API.md §3): pages through the points a filter accepts, in id order (offset inclusive,
+// Scroll (docs/api.md §3): pages through the points a filter accepts, in id order (offset inclusive,
 // next_page_offset the first id of the next page), or by a payload value with order_by (which
 // needs a range index on the key; offset is refused and next_page_offset is null).
 import type { Collection, PointEntry, PointRecord } from '../engine/collection.js';

@@ -1,4 +1,4 @@
-// The typed filter tree (API.md §6) that parse.ts builds from JSON. Every later step (evaluate,
+// The typed filter tree (docs/api.md §6) that parse.ts builds from JSON. Every later step (evaluate,
 // plan, indexes) works on this tree, never on raw JSON.
 import type { FieldCondition, RangeBounds } from '../payload/conditions.js';
 import type { PayloadPath } from '../payload/path.js';

@@ -1,4 +1,4 @@
-// The auth-management endpoints (API.md §7, spec §4.1-4.4). All but admin-exists speak the auth
+// The auth-management endpoints (docs/api.md §7, §7.3). All but admin-exists speak the auth
 // envelope `{status, message}`; handlers only translate between HTTP and the AuthService.
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';

@@ -1,4 +1,4 @@
-// Collection routes (API.md §3, §4): list, info, create, update, delete, exists.
+// Collection routes (docs/api.md §3, §4): list, info, create, update, delete, exists.
 import type { TSchema } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import type { FastifyInstance } from 'fastify';

@@ -1,4 +1,4 @@
-// `POST .../points/count` (API.md §3): exact by default, estimated with `exact: false`.
+// `POST .../points/count` (docs/api.md §3): exact by default, estimated with `exact: false`.
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { countPoints } from '../filter/collection-filters.js';

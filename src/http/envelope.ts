@@ -1,4 +1,4 @@
-// The contract's success envelope (spec §2.1). `result` must never be undefined: the Qdrant
+// The contract's success envelope (docs/api.md §1.1). `result` must never be undefined: the Qdrant
 // JS client rejects a response without it.
 import type { FastifyReply } from 'fastify';
 

@@ -1,4 +1,4 @@
-// `GET /`: the health check. Never 412 and not enveloped (API.md §3).
+// `GET /`: the health check. Never 412 and not enveloped (docs/api.md §3).
 import type { FastifyInstance } from 'fastify';
 import { apiVersion, buildCommit, packageVersion } from '../version.js';
 import { routeSettings } from './route-config.js';

@@ -1,7 +1,7 @@
 // Routes Qdrant has and QuiverDB does not serve: each answers 501 with the error envelope naming
 // the feature, after the same readiness and permission checks as any route, so a Qdrant client
 // learns "not here" instead of a 404 that reads like a missing collection. docs/api.md §9 lists
-// the groups; docs/api-conformance.md has the table of every Qdrant v1.19 route (a test keeps
+// the groups; docs/api.md §11 has the table of every Qdrant v1.19 route (a test keeps
 // the two in step).
 import type { FastifyInstance, HTTPMethods } from 'fastify';
 import { errors } from '../errors.js';

@@ -1,4 +1,4 @@
-// Payload index routes (API.md §6): create (or replace) and delete a field index.
+// Payload index routes (docs/api.md §6): create (or replace) and delete a field index.
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { createFieldIndex, deleteFieldIndex } from '../filter/collection-filters.js';

@@ -1,4 +1,4 @@
-// Payload routes (API.md §3): set (merge), overwrite, delete keys, clear. Handlers only parse;
+// Payload routes (docs/api.md §3): set (merge), overwrite, delete keys, clear. Handlers only parse;
 // src/payload/operations.ts does the edits and the Collection writes them atomically.
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
@@ -79,7 +79,7 @@ export function registerPayloadRoutes(app: FastifyInstance): void {
     '/collections/:collection_name/points/payload/delete',
     { ...writeRoute, schema: { params: CollectionParamsSchema, querystring: WriteQuerySchema, body: DeletePayloadBodySchema } },
     async (request, reply) => {
-      // Spec §4.5: only listed ids; filter-based targeting is unavailable for this operation.
+      // docs/api.md §3.3: only listed ids; filter-based targeting is unavailable for this operation.
       if (request.body.filter !== undefined) throw errors.invalidField('filter', 'deleting payload keys takes "points" (ids) only: filter-based targeting is unavailable for this operation');
       if (request.body.points === undefined) throw errors.invalidInput('Validation error in body points: missing required field');
       const collection = app.collections.get(request.params.collection_name);

@@ -1,4 +1,4 @@
-// Point routes (API.md §3): upsert (list and batch forms), retrieve, get one, delete by ids (or
+// Point routes (docs/api.md §3): upsert (list and batch forms), retrieve, get one, delete by ids (or
 // by filter once the filter module registers its selector), update vectors.
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';

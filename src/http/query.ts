@@ -1,4 +1,4 @@
-// `POST C/points/query` and `C/points/query/batch` (API.md §3, §5): the universal query API.
+// `POST C/points/query` and `C/points/query/batch` (docs/api.md §3, §5): the universal query API.
 import type { FastifyInstance } from 'fastify';
 import { CollectionParamsSchema, ReadQuerySchema, type CollectionParams } from '../points/request-schemas.js';
 import { requestLimits, searchEnvironment } from '../search/environment.js';

@@ -1,4 +1,4 @@
-// `POST .../points/scroll` (API.md §3). The paging rules live in src/filter/scroll.ts.
+// `POST .../points/scroll` (docs/api.md §3). The paging rules live in src/filter/scroll.ts.
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { errors } from '../errors.js';

@@ -1,4 +1,4 @@
-// `POST C/points/search` and `C/points/search/batch` (API.md §3): thin handlers over the query
+// `POST C/points/search` and `C/points/search/batch` (docs/api.md §3): thin handlers over the query
 // executor; the request becomes a QueryPlan with one nearest query.
 import type { FastifyInstance } from 'fastify';
 import { CollectionParamsSchema, ReadQuerySchema, type CollectionParams } from '../points/request-schemas.js';

@@ -3,7 +3,7 @@
 // over crates/quiver-node/src/vector_index.rs and re-exports it, and the engine codes against
 // it. Typed arrays in, typed arrays out.
 
-/** Distances as the wire names them (API.md §4). */
+/** Distances as the wire names them (docs/api.md §4). */
 export type Distance = 'Cosine' | 'Euclid' | 'Dot' | 'Manhattan';
 
 export interface VectorIndexOptions {
@@ -34,7 +34,7 @@ export interface SearchOptions {
   allowed?: Uint8Array;
 }
 
-/** Best first. `scores` use the wire convention (API.md §4): Cosine/Dot similarity, larger is
+/** Best first. `scores` use the wire convention (docs/api.md §4): Cosine/Dot similarity, larger is
  * better; Euclid the L2 distance and Manhattan the L1 distance, smaller is better. */
 export interface SearchResult {
   slots: Uint32Array;

@@ -1,4 +1,4 @@
-// Geo values and shapes (API.md §6). A geo value is an object with numeric `lon` and `lat` in
+// Geo values and shapes (docs/api.md §6). A geo value is an object with numeric `lon` and `lat` in
 // range; the evaluator and the geo index both test points with the functions here.
 
 export interface GeoPoint {

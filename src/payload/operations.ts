@@ -1,4 +1,4 @@
-// Payload edits (API.md §3): set, overwrite, delete keys, clear. Pure functions: the input
+// Payload edits (docs/api.md §3): set, overwrite, delete keys, clear. Pure functions: the input
 // payload is never changed, the result shares untouched branches with it (copy on write), so a
 // failed request can never leave a half-edited payload behind.
 import { isPlainObject, type Payload, type PathSegment, type PayloadPath } from './path.js';

@@ -1,4 +1,4 @@
-// JSON paths into payloads (API.md §6): `a.b`, `a[0]`, `a[]`, `"quoted key"` and combinations
+// JSON paths into payloads (docs/api.md §6): `a.b`, `a[0]`, `a[]`, `"quoted key"` and combinations
 // such as `country.cities[].population`. A path is parsed once into segments; reading it
 // returns every value it reaches, with a final array flattened one level, because a field that
 // holds an array "has several values" for every condition.

@@ -1,4 +1,4 @@
-// Point ids (API.md §2): an unsigned 64-bit integer or a UUID. Integers at or below 2^53 - 1 are
+// Point ids (docs/api.md §2): an unsigned 64-bit integer or a UUID. Integers at or below 2^53 - 1 are
 // plain numbers, larger ones bigint, so they print back as the exact literal; UUIDs are kept in
 // one canonical form (lowercase, hyphenated) whatever form they arrived in.
 import { errors } from '../errors.js';
@@ -61,7 +61,7 @@ export function pointIdKey(id: PointId): string {
   return typeof id === 'string' ? id : id.toString();
 }
 
-/** Id order (API.md §2): every integer ascending, then UUIDs by byte order. */
+/** Id order (docs/api.md §2): every integer ascending, then UUIDs by byte order. */
 export function comparePointIds(left: PointId, right: PointId): number {
   const leftIsUuid = typeof left === 'string';
   const rightIsUuid = typeof right === 'string';

@@ -33,7 +33,7 @@ export const PointIdSchema = Type.Unknown();
 export const UpdateModeSchema = Type.Union([Type.Literal('upsert'), Type.Literal('insert_only'), Type.Literal('update_only')]);
 
 /**
- * Which points a write targets (API.md §3): listed ids or a filter, checked together by
+ * Which points a write targets (docs/api.md §3): listed ids or a filter, checked together by
  * parsePointSelector; `shard_key` is accepted (one shard). Spread into each body schema.
  */
 export const PointSelectorFields = {

@@ -1,4 +1,4 @@
-// `with_payload` and `with_vector` (API.md §3): which parts of a point a read returns. Parsed
+// `with_payload` and `with_vector` (docs/api.md §3): which parts of a point a read returns. Parsed
 // once per request into a small plan, then applied to each record.
 import { Type, type Static } from '@sinclair/typebox';
 

@@ -1,5 +1,5 @@
 // Scores of the query forms that compare a candidate with examples instead of one query vector
-// (API.md §5), defined as Qdrant defines them (Qdrant docs, "Explore the data"):
+// (docs/api.md §5), defined as Qdrant defines them (Qdrant docs, "Explore the data"):
 // - recommend best_score: the best similarity to a positive, squashed by a scaled sigmoid into
 //   (0, 1), when it beats the best similarity to a negative; otherwise minus the squashed best
 //   negative similarity, so every point nearer a negative ranks below every other point.

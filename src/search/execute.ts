@@ -1,4 +1,4 @@
-// Runs a QueryPlan against a collection (API.md §3, §5). A stage with prefetches runs them
+// Runs a QueryPlan against a collection (docs/api.md §3, §5). A stage with prefetches runs them
 // first and then re-scores, fuses, orders or samples only their points; a stage without
 // prefetches searches the whole collection (the kernel for nearest forms, an exact scan for the
 // example-based forms). The root's filter applies to every prefetch under it. Ids used as query

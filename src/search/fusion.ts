@@ -1,4 +1,4 @@
-// Fusion of ranked lists (API.md §5), as Qdrant computes it:
+// Fusion of ranked lists (docs/api.md §5), as Qdrant computes it:
 // - rrf: a point scores Σ weight-adjusted 1 / (rank + k) over the lists it appears in, rank
 //   counted from 0; with a weight w the term is 1 / ((rank + 1) / w + k - 1), which is the plain
 //   formula at w = 1 and lets a heavier list count its ranks as if they were higher.

@@ -3,7 +3,7 @@ import { linearCongruential } from '../../test/support/seeded-random.js';
 import type { Distance } from '../native/vector-index.js';
 import { nearestScore, prepareQuery } from './nearest-score.js';
 
-// Slow reference from the wire definitions (API.md §4).
+// Slow reference from the wire definitions (docs/api.md §4).
 function reference(distance: Distance, query: number[], stored: number[]): number {
   if (distance === 'Cosine') {
     const norm = (vector: number[]) => Math.hypot(...vector);

@@ -1,4 +1,4 @@
-// The score of one stored vector against a nearest query, in the wire convention (API.md §4):
+// The score of one stored vector against a nearest query, in the wire convention (docs/api.md §4):
 // Cosine the dot of unit vectors, Dot the raw dot, Euclid the L2 distance, Manhattan the L1
 // distance. Used to re-score prefetched candidates, where the kernel is not asked again.
 import type { Distance } from '../native/vector-index.js';

@@ -29,7 +29,7 @@ function query(body: unknown) {
   return queryPlan(body as QueryRequestBody);
 }
 
-describe('query request schema — every form of API.md §5 is accepted', () => {
+describe('query request schema — every form of docs/api.md §5 is accepted', () => {
   it.each([
     ['bare vector', { query: [0.1, 0.2] }],
     ['point id (integer)', { query: 42 }],
@@ -82,7 +82,7 @@ describe('query request schema — bad input names the field', () => {
   });
 });
 
-describe('query refusals (API.md §5) — 400 with Qdrant\'s messages', () => {
+describe('query refusals (docs/api.md §5) — 400 with Qdrant\'s messages', () => {
   it('prefetch without query', () => {
     expect(planMessage(() => query({ prefetch: { query: [1] } }))).toBe(
       "Bad request: A query is needed to merge the prefetches. Can't have prefetches without defining a query.",

@@ -1,5 +1,5 @@
 // Turns a validated search or query body into a QueryPlan, applying the rules a schema cannot
-// express: limits from config, `limit`/`top`, defaults, and the refusals of API.md §5 at every
+// express: limits from config, `limit`/`top`, defaults, and the refusals of docs/api.md §5 at every
 // level of nesting. Every failure is a 400 that names the field or the level.
 import { errors } from '../errors.js';
 import { parsePointId } from '../points/ids.js';

@@ -1,5 +1,5 @@
-// TypeBox schemas of the search and query requests (API.md §3, §5). They check shapes only;
-// rules that span fields (limits from config, the §5 refusals, `limit`/`top`) live in
+// TypeBox schemas of the search and query requests (docs/api.md §3, §5). They check shapes only;
+// rules that span fields (limits from config, the refusals of docs/api.md §5.3, `limit`/`top`) live in
 // ./request.ts so each can name its field. Qdrant clients send `null` for every optional field
 // they leave unset, so optionals accept null. Unknown keys are refused: a misspelt option must
 // not be silently ignored.
@@ -83,7 +83,7 @@ export const RrfQuery = Type.Object(
 );
 export const SampleQuery = Type.Object({ sample: Type.Literal('random') }, strict);
 
-/** Every `query` form of API.md §5. */
+/** Every `query` form of docs/api.md §5. */
 export const QueryInterface = Type.Union([
   VectorInput,
   NearestQuery,

@@ -1,4 +1,4 @@
-// Which way scores point, per distance (API.md §4): Cosine and Dot are similarities, larger is
+// Which way scores point, per distance (docs/api.md §4): Cosine and Dot are similarities, larger is
 // better; Euclid and Manhattan are distances, smaller is better. Scores made by the query API
 // itself (recommend best_score/sum_scores, discover, context, fusion) are always larger-better.
 import type { Distance } from '../native/vector-index.js';

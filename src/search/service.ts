@@ -1,4 +1,4 @@
-// The search and query services: plans in, ScoredPoints out (API.md §3). Handlers call these;
+// The search and query services: plans in, ScoredPoints out (docs/api.md §3). Handlers call these;
 // they never see HTTP. A batch of plain unfiltered nearest searches goes to the kernel in one
 // call (the fast path, ./nearest-batch.ts); everything else runs plan by plan through QueryRun
 // (its slow twin, which the tests compare it with).

@@ -8,7 +8,7 @@ import { makeDataDirectory, removeDataDirectory, serverForFile, startServer, typ
 
 const server = serverForFile();
 
-describe('auth group with auth off (API.md §7)', () => {
+describe('auth group with auth off (docs/api.md §7)', () => {
   it('GET /auth/admin/exists — the standard envelope with result false', async () => {
     expect(expectSuccess(await server.request('GET', '/auth/admin/exists'))).toBe(false);
   });
@@ -24,7 +24,7 @@ describe('auth group with auth off (API.md §7)', () => {
   });
 });
 
-describe('auth group with auth on (API.md §7, spec §2.4, §4.1-4.4, §7.3)', () => {
+describe('auth group with auth on (docs/api.md §7, §7.3)', () => {
   let secured: TestServer;
   let securedDirectory: string;
   let adminJwt: string;

@@ -20,7 +20,7 @@ describe('collections', () => {
     expect(expectSuccess(await server.request('GET', '/collections/c-novectors/exists'))).toEqual({ exists: false });
   });
 
-  it('GET C — CollectionInfo has every field API.md §4 lists', async () => {
+  it('GET C — CollectionInfo has every field docs/api.md §4 lists', async () => {
     await createWithPoints(server, 'c-info');
     const info = expectSuccess(await server.request('GET', '/collections/c-info'));
     for (const key of ['status', 'optimizer_status', 'indexed_vectors_count', 'points_count', 'segments_count', 'config', 'payload_schema']) expect(info).toHaveProperty(key);

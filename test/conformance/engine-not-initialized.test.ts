@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { createTestApp } from '../support/app.js';
 
-describe('engine not initialized (spec §7.2 rule 1)', () => {
+describe('engine not initialized (docs/api.md §1.2)', () => {
   it('every collection and point route answers 412 Engine not initialized; GET / answers 200', async () => {
     const loading = await createTestApp({ open: false });
     try {

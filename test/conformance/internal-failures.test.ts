@@ -6,7 +6,7 @@ import { serverForFile } from '../support/server.js';
 
 const server = serverForFile();
 
-describe('internal failures (spec §7.2: 500 messages start with the operation)', () => {
+describe('internal failures (docs/api.md §1.3: 500 messages start with the operation)', () => {
   it.each([
     ['upsert', 'PUT', 'points?wait=true', { points: [{ id: 1, vector: [1, 2] }] }, 'Upsert failed: disk on fire'],
     ['retrieve', 'POST', 'points', { ids: [1] }, 'Search failed: disk on fire'],

@@ -120,7 +120,7 @@ describe('points — raw HTTP shapes', () => {
     expect(expectError(await server.request('POST', `/collections/${name}/points/search`, { limit: 2 }), 400)).toContain('vector');
   });
 
-  it('score_threshold — keeps score > t for Cosine (a score equal to t is dropped, API.md §4)', async () => {
+  it('score_threshold — keeps score > t for Cosine (a score equal to t is dropped, docs/api.md §4)', async () => {
     const strict = expectSuccess(await server.request('POST', `/collections/${name}/points/search`, { vector: [1, 0, 0, 0], limit: 10, score_threshold: 1 }));
     expect(strict).toEqual([]);
     const loose = expectSuccess(await server.request('POST', `/collections/${name}/points/search`, { vector: [1, 0, 0, 0], limit: 10, score_threshold: 0.5 }));
@@ -175,7 +175,7 @@ describe('points — raw HTTP shapes', () => {
     expectSuccess(await server.request('PUT', `${path}?wait=true`, { payload: basePoints[2]!.payload, points: [3] }));
   });
 
-  it('payload delete — a filter is refused with 400 (spec §4.5); keys and points are required', async () => {
+  it('payload delete — a filter is refused with 400 (docs/api.md §3.3); keys and points are required', async () => {
     const path = `/collections/${name}/points/payload/delete`;
     expect(expectError(await server.request('POST', path, { keys: ['city'], filter: { must: [{ has_id: [1] }] } }), 400)).toContain('filter');
     expect(expectError(await server.request('POST', path, { keys: ['city'] }), 400)).toContain('points');

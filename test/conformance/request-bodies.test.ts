@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { createTestApp } from '../support/app.js';
 
-describe('request bodies (API.md §1: every client input error is a 400)', () => {
+describe('request bodies (docs/api.md §1: every client input error is a 400)', () => {
   it('a body over the size limit, a non-JSON content type and an empty required body are 400s with the error envelope', async () => {
     const small = await createTestApp({ overrides: { service: { max_request_size_mb: 0.001 } } });
     try {

@@ -33,7 +33,7 @@ describe('GET / and routing', () => {
     expectError(await server.request('GET', '/collections/%E0%A4%A'), 400, /^Bad request: /);
   });
 
-  it('spec §4.6 groups — 501 with the error envelope', async () => {
+  it('docs/api.md §9 groups — 501 with the error envelope', async () => {
     expectError(await server.request('GET', '/aliases'), 501);
     expectError(await server.request('POST', '/collections/trailing/points/recommend', {}), 501);
   });

@@ -1,5 +1,5 @@
 // Seeded test data and the slow references the search tests compare the server with: exact
-// scores computed here from the definitions (API.md §4), never by the code under test.
+// scores computed here from the definitions (docs/api.md §4), never by the code under test.
 import { expect } from 'vitest';
 import { gaussian, linearCongruential } from './seeded-random.js';
 export type DistanceName = 'Cosine' | 'Euclid' | 'Dot' | 'Manhattan';
@@ -26,7 +26,7 @@ export function normalise(vector: number[]): number[] {
   return norm === 0 ? vector : vector.map((value) => value / norm);
 }
 
-/** The wire score (API.md §4) of `stored` against `query`. */
+/** The wire score (docs/api.md §4) of `stored` against `query`. */
 export function referenceScore(distance: DistanceName, query: number[], stored: number[]): number {
   switch (distance) {
     case 'Cosine': {

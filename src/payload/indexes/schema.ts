@@ -1,4 +1,4 @@
-// `PUT .../index` field_schema (API.md §6): a type name or `{"type", ...params}`. Parsed into a
+// `PUT .../index` field_schema (docs/api.md §6): a type name or `{"type", ...params}`. Parsed into a
 // normalised definition that is persisted (versioned by its owner) and echoed in payload_schema.
 import { errors } from '../../errors.js';
 import { isPlainObject } from '../path.js';

@@ -4,7 +4,7 @@
 //!
 //! Inside the kernel every metric is a distance where smaller is better (Cosine/Dot: the
 //! negated dot product, Euclid: the squared L2 distance, Manhattan: L1); `Space::score` turns
-//! it into the wire convention of API.md once per returned hit.
+//! it into the wire convention of docs/api.md §4.4 once per returned hit.
 
 pub mod scalar;
 
@@ -177,7 +177,7 @@ impl Space {
         }
     }
 
-    /// The wire score (API.md): similarity for Cosine/Dot, L2 / L1 distance otherwise.
+    /// The wire score (docs/api.md §4.4): similarity for Cosine/Dot, L2 / L1 distance otherwise.
     #[inline]
     pub fn score(&self, distance: f32) -> f32 {
         match self.metric {
