@@ -3,15 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { NativeError, nativeErrorCode } from './errors.js';
 import { createVectorIndex } from './vector-index.js';
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected the promise to reject');
-}
+import { rejection } from '../../test/support/rejection.js';
 
 describe('native error codes', () => {
   it('nativeErrorCode — reads a known code from the error, never from its message', () => {

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { nativeErrorCode } from './errors.js';
 import { createVectorIndex, type Distance, loadVectorIndex, type VectorIndex, type VectorIndexOptions } from './vector-index.js';
+import { rejection } from '../../test/support/rejection.js';
 
 const directory = mkdtempSync(join(tmpdir(), 'quiver-vector-index-'));
 afterAll(() => rmSync(directory, { recursive: true, force: true }));
@@ -31,15 +32,6 @@ function randomVectors(count: number, dimension: number, seed: number): Float32A
 
 function slotsUpTo(count: number): Uint32Array {
   return Uint32Array.from({ length: count }, (_, index) => index);
-}
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected the promise to reject');
 }
 
 function thrownBy(call: () => unknown): unknown {
