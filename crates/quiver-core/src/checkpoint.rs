@@ -127,18 +127,23 @@ impl<'a> Decoder<'a> {
 /// Reads a checkpoint file and returns its body (everything before the checksum) once the
 /// magic, version and checksum check out.
 pub fn read_verified(path: &Path) -> KernelResult<Vec<u8>> {
+    read_verified_as(path, MAGIC, FORMAT_VERSION)
+}
+
+/// `read_verified` for a file kind of its own (the sparse index has its magic and version).
+pub fn read_verified_as(path: &Path, magic: &[u8; 8], format_version: u32) -> KernelResult<Vec<u8>> {
     let mut bytes = fs::read(path).map_err(|error| KernelError::io(&format!("reading {}", path.display()), error))?;
-    if bytes.len() < MAGIC.len() + 4 + 4 {
+    if bytes.len() < magic.len() + 4 + 4 {
         return Err(KernelError::corrupt(format!("{} is too short ({} bytes) to be a checkpoint", path.display(), bytes.len())));
     }
-    if &bytes[..MAGIC.len()] != MAGIC {
+    if &bytes[..magic.len()] != magic {
         return Err(KernelError::corrupt(format!("{} is not a QuiverDB checkpoint (bad magic number)", path.display())));
     }
     let version = u32::from_le_bytes(bytes[8..12].try_into().unwrap());
-    if version != FORMAT_VERSION {
+    if version != format_version {
         return Err(KernelError::new(
             ErrorCode::CheckpointVersion,
-            format!("{} has format version {version}; this build reads version {FORMAT_VERSION}", path.display()),
+            format!("{} has format version {version}; this build reads version {format_version}", path.display()),
         ));
     }
     let body_length = bytes.len() - 4;
