@@ -7,6 +7,7 @@ mod errors;
 mod index;
 mod pool;
 mod result_bytes;
+mod sparse_index;
 mod tasks;
 
 use napi::bindgen_prelude::*;
