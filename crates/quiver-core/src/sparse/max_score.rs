@@ -1,20 +1,27 @@
-//! The pruned top-k scorer (MaxScore, document at a time). Terms are ordered by upper bound;
-//! once k hits are held, the longest prefix of terms whose bounds sum below the k-th score is
-//! "non-essential": a slot found only in those lists cannot enter, so candidates come from
-//! the other (essential) lists alone, and a candidate's non-essential postings are looked up
-//! by galloping search only while its partial score plus the bounds still left could enter.
+//! The pruned top-k scorer: MaxScore over windows of slots. Terms are ordered by upper bound,
+//! largest first; once k hits are held, the longest suffix of terms whose bounds sum below the
+//! k-th score is "non-essential": a slot found only in those lists cannot enter. So, window by
+//! window (`WINDOW` slots, a cache-resident accumulator), the essential lists are added term at
+//! a time, and each slot they touched looks up its non-essential postings (galloping search)
+//! only while its partial score plus the bounds still left could enter the top k.
 //!
-//! Negative weights: a term's bound is |query weight| × max |stored weight|, which bounds
-//! its contribution whatever the signs, and a negative contribution only lowers a score, so
-//! the pruning stays exact; a negative k-th score simply disables it (no prefix of
-//! non-negative bounds sums below it) and the walk scores everything, like the twin.
+//! Negative weights: a term's bound is |query weight| × max |stored weight|, which bounds its
+//! contribution whatever the signs, and a negative contribution only lowers a score, so the
+//! pruning stays exact; a negative k-th score simply disables it (no suffix of non-negative
+//! bounds sums below it) and every list stays essential, as in the twin.
 //! Rounding: every bound test allows `QueryTerms::margin` above the exact sum, so a slot is
-//! skipped only when its f32 score is certainly below the k-th, which it could not beat
-//! (ties go to the smaller slot, and slots arrive in increasing order).
+//! skipped only when its f32 score is certainly below the k-th, which it could not beat (ties
+//! go to the smaller slot, and slots arrive in increasing order).
+//! Summing order: essential terms are a prefix of the bound order and non-essential ones the
+//! rest, so each score adds its terms in exactly the order the exact twin does.
 
 use super::query::{finish, BestHits, QueryTerms};
 use crate::bitset::AllowedSlots;
 use crate::index::Hit;
+
+/// Slots per window: the accumulator (16 KiB) and its bitmap stay in L1.
+const WINDOW: usize = 4096;
+const WORDS: usize = WINDOW / 64;
 
 struct Cursor<'a> {
     slots: &'a [u32],
@@ -48,9 +55,6 @@ impl Cursor<'_> {
     }
 }
 
-/// Marks a term with no entry for the current candidate (contributions are finite or ±inf).
-const ABSENT: f32 = f32::NAN;
-
 pub fn search(query: &QueryTerms, k: usize, allowed: Option<AllowedSlots>) -> Vec<Hit> {
     let count = query.terms.len();
     let mut best = BestHits::new(k);
@@ -59,75 +63,69 @@ pub fn search(query: &QueryTerms, k: usize, allowed: Option<AllowedSlots>) -> Ve
     }
     let mut cursors: Vec<Cursor> =
         query.terms.iter().map(|term| Cursor { slots: term.slots, weights: term.weights, position: 0 }).collect();
-    let mut contributions = vec![ABSENT; count];
-    // terms[essential..] are essential; all of them until k hits set a threshold.
-    let mut essential = 0;
+    let mut scores = vec![0.0f32; WINDOW];
+    let mut touched = [0u64; WORDS];
+    // terms[..essential] are essential: all of them until k hits set a threshold.
+    let mut essential = count;
     let mut threshold: Option<f64> = None;
     loop {
-        let mut candidate = None;
-        for cursor in &cursors[essential..] {
-            if let Some(slot) = cursor.current() {
-                candidate = Some(candidate.map_or(slot, |best: u32| best.min(slot)));
-            }
-        }
-        let Some(candidate) = candidate else { break };
-        let admitted = allowed.is_none_or(|allowed| allowed.contains(candidate));
-        let mut partial = 0.0f64;
-        let mut present = false;
-        for (position, cursor) in cursors.iter_mut().enumerate().skip(essential) {
-            if cursor.current() != Some(candidate) {
-                continue;
-            }
-            let weight = cursor.weights[cursor.position];
-            cursor.position += 1;
-            if admitted && !weight.is_nan() {
-                let contribution = query.terms[position].weight * weight;
-                contributions[position] = contribution;
-                partial += f64::from(contribution);
-                present = true;
-            }
-        }
-        if !admitted {
-            continue;
-        }
-        let mut pruned = false;
         if let Some(threshold) = threshold {
-            for position in (0..essential).rev() {
-                if partial + query.prefix[position + 1] + query.margin < threshold {
-                    pruned = true;
+            while essential > 0 && query.suffix[essential - 1] + query.margin < threshold {
+                essential -= 1;
+            }
+        }
+        // The next window starts where the nearest essential posting is.
+        let Some(first) = cursors[..essential].iter().filter_map(Cursor::current).min() else { break };
+        let base = first - first % WINDOW as u32;
+        let end = u64::from(base) + WINDOW as u64;
+        for (term, cursor) in query.terms.iter().zip(cursors.iter_mut()).take(essential) {
+            while let Some(slot) = cursor.current() {
+                if u64::from(slot) >= end {
                     break;
                 }
-                let cursor = &mut cursors[position];
-                cursor.seek(candidate);
-                if cursor.current() == Some(candidate) {
-                    let weight = cursor.weights[cursor.position];
-                    if !weight.is_nan() {
-                        let contribution = query.terms[position].weight * weight;
-                        contributions[position] = contribution;
-                        partial += f64::from(contribution);
-                        present = true;
+                let weight = cursor.weights[cursor.position];
+                cursor.position += 1;
+                if weight.is_nan() {
+                    continue; // a removed entry (postings::DEAD)
+                }
+                let offset = (slot - base) as usize;
+                scores[offset] += term.weight * weight;
+                touched[offset >> 6] |= 1 << (offset & 63);
+            }
+        }
+        for (word_index, bits) in touched.iter_mut().enumerate() {
+            let mut word = std::mem::take(bits);
+            while word != 0 {
+                let offset = word_index * 64 + word.trailing_zeros() as usize;
+                word &= word - 1;
+                let slot = base + offset as u32;
+                let mut score = std::mem::take(&mut scores[offset]);
+                if allowed.is_some_and(|allowed| !allowed.contains(slot)) {
+                    continue;
+                }
+                if let Some(threshold) = threshold {
+                    let mut pruned = false;
+                    for (position, (term, cursor)) in query.terms.iter().zip(cursors.iter_mut()).enumerate().skip(essential) {
+                        if f64::from(score) + query.suffix[position] + query.margin < threshold {
+                            pruned = true;
+                            break;
+                        }
+                        cursor.seek(slot);
+                        if cursor.current() == Some(slot) {
+                            let weight = cursor.weights[cursor.position];
+                            if !weight.is_nan() {
+                                score += term.weight * weight;
+                            }
+                        }
+                    }
+                    if pruned {
+                        continue;
                     }
                 }
+                best.push(slot, finish(score));
+                threshold = best.threshold().map(f64::from);
             }
         }
-        if !pruned && present {
-            // The summing order of query.rs, shared with the exact twin.
-            let mut score = 0.0f32;
-            for contribution in &contributions {
-                if !contribution.is_nan() {
-                    score += contribution;
-                }
-            }
-            best.push(candidate, finish(score));
-            if let Some(kth) = best.threshold() {
-                let kth = f64::from(kth);
-                threshold = Some(kth);
-                while essential < count && query.prefix[essential + 1] + query.margin < kth {
-                    essential += 1;
-                }
-            }
-        }
-        contributions.fill(ABSENT);
     }
     best.into_hits()
 }

@@ -20,10 +20,11 @@ pub struct Term<'a> {
 }
 
 pub struct QueryTerms<'a> {
-    /// Ascending by bound (ties by dimension): the summing order, and MaxScore's order.
+    /// Descending by bound (ties by dimension): the summing order, and MaxScore's order (the
+    /// essential terms are a prefix, so they are added first in both scorers).
     pub terms: Vec<Term<'a>>,
-    /// `prefix[i]` is the sum of the bounds of `terms[..i]`.
-    pub prefix: Vec<f64>,
+    /// `suffix[i]` is the sum of the bounds of `terms[i..]` (`suffix[terms.len()]` is 0).
+    pub suffix: Vec<f64>,
     /// How far an f32 score may sit above the exact sum it rounds: each of at most
     /// terms + 1 roundings (products and additions) errs by at most half an ulp of a value
     /// no larger than the sum of all bounds; doubled for headroom, plus an absolute term for
@@ -39,17 +40,14 @@ impl<'a> QueryTerms<'a> {
             let bound = f64::from(weight.abs()) * f64::from(list.max_magnitude());
             resolved.push((*dimension, Term { weight: *weight, bound, slots: list.slots(), weights: list.weights() }));
         }
-        resolved.sort_by(|left, right| left.1.bound.total_cmp(&right.1.bound).then(left.0.cmp(&right.0)));
+        resolved.sort_by(|left, right| right.1.bound.total_cmp(&left.1.bound).then(left.0.cmp(&right.0)));
         let terms: Vec<Term<'a>> = resolved.into_iter().map(|(_, term)| term).collect();
-        let mut prefix = Vec::with_capacity(terms.len() + 1);
-        let mut total = 0.0f64;
-        prefix.push(total);
-        for term in &terms {
-            total += term.bound;
-            prefix.push(total);
+        let mut suffix = vec![0.0f64; terms.len() + 1];
+        for position in (0..terms.len()).rev() {
+            suffix[position] = suffix[position + 1] + terms[position].bound;
         }
-        let margin = total * (terms.len() as f64 + 2.0) * f64::from(f32::EPSILON) + f64::from(f32::MIN_POSITIVE);
-        QueryTerms { terms, prefix, margin }
+        let margin = suffix[0] * (terms.len() as f64 + 2.0) * f64::from(f32::EPSILON) + f64::from(f32::MIN_POSITIVE);
+        QueryTerms { terms, suffix, margin }
     }
 }
 

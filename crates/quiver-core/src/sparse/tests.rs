@@ -85,16 +85,18 @@ fn naive(index: &SparseIndex, bound: u32, indices: &[u32], values: &[f32], allow
     scored
 }
 
-fn build(random: &mut Random, zipf: &Zipf, count: u32, negative: f32) -> SparseIndex {
+/// `count` vectors on slots 0, stride, 2·stride, ... (a stride spreads them over several of
+/// the pruned scorer's windows).
+fn build_spread(random: &mut Random, zipf: &Zipf, count: u32, stride: u32, negative: f32) -> SparseIndex {
     let index = SparseIndex::new();
-    for slot in 0..count {
+    for slot in (0..count).map(|number| number * stride) {
         let (indices, values) = zipf.vector(random, 40, negative);
         index.upsert(slot, &indices, &values).unwrap();
     }
     // Churn: replacements (new dimensions, some slots below the lists' ends) and deletions,
     // so dead postings, revived entries and compactions are all in play.
     for _ in 0..count / 3 {
-        let slot = (random.next_u64() % count as u64) as u32;
+        let slot = (random.next_u64() % count as u64) as u32 * stride;
         if random.uniform() < 0.5 {
             index.delete(&[slot]);
         } else {
@@ -105,21 +107,26 @@ fn build(random: &mut Random, zipf: &Zipf, count: u32, negative: f32) -> SparseI
     index
 }
 
+fn build(random: &mut Random, zipf: &Zipf, count: u32, negative: f32) -> SparseIndex {
+    build_spread(random, zipf, count, 1, negative)
+}
+
 #[test]
 fn pruned_search_returns_exactly_the_exact_twins_hits_on_random_data() {
     let mut random = Random::new(7);
     let zipf = Zipf::new(400);
-    for (round, negative) in [0.0f32, 0.0, 0.2, 0.5].into_iter().enumerate() {
+    for (round, (negative, stride)) in [(0.0f32, 1u32), (0.0, 11), (0.2, 5), (0.5, 1), (0.1, 23)].into_iter().enumerate() {
         let count = 1500;
-        let index = build(&mut random, &zipf, count, negative);
+        let index = build_spread(&mut random, &zipf, count, stride, negative);
+        let bound = (count * stride) as usize;
         for query_number in 0..60 {
             let query_negative = if query_number % 3 == 0 { 0.3 } else { negative };
             let (indices, values) = zipf.vector(&mut random, 25, query_negative);
             let filter = match query_number % 4 {
                 0 => None,
-                1 => Some(random_filter(&mut random, count as usize, 0.1)),
-                2 => Some(random_filter(&mut random, count as usize, 0.6)),
-                _ => Some(random_filter(&mut random, count as usize / 2, 0.9)),
+                1 => Some(random_filter(&mut random, bound, 0.1)),
+                2 => Some(random_filter(&mut random, bound, 0.6)),
+                _ => Some(random_filter(&mut random, bound / 2, 0.9)),
             };
             for k in [1usize, 3, 10, 57, 5000] {
                 let allowed = filter.as_deref().map(AllowedSlots::new);
