@@ -56,6 +56,7 @@ impl PostingList {
         debug_assert!(weight.is_finite());
         self.max_magnitude = self.max_magnitude.max(weight.abs());
         if self.slots.last().is_none_or(|last| *last < slot) {
+            self.make_room();
             self.slots.push(slot);
             self.weights.push(weight);
             return;
@@ -68,9 +69,21 @@ impl PostingList {
                 self.weights[position] = weight;
             }
             Err(position) => {
+                self.make_room();
                 self.slots.insert(position, slot);
                 self.weights.insert(position, weight);
             }
+        }
+    }
+
+    /// Grows a full list by a quarter rather than Vec's doubling: the lists are most of the
+    /// index's memory, and doubling leaves a third of it unused on average (a quarter leaves
+    /// about a tenth) for a constant factor more copying, still amortised O(1) per entry.
+    fn make_room(&mut self) {
+        if self.slots.len() == self.slots.capacity() {
+            let extra = (self.slots.len() / 4).max(4);
+            self.slots.reserve_exact(extra);
+            self.weights.reserve_exact(extra);
         }
     }
 
