@@ -184,3 +184,30 @@ pub fn write_atomically(path: &Path, write: impl FnOnce(&mut Encoder<BufWriter<F
     }
     Ok(())
 }
+
+/// `read_verified` for a file kind with its own magic and format version (the sparse index's
+/// checkpoint, sparse/persist.rs): the same checks in the same order.
+pub fn read_verified_as(path: &Path, magic: &[u8; 8], format_version: u32) -> KernelResult<Vec<u8>> {
+    let mut bytes = fs::read(path).map_err(|error| KernelError::io(&format!("reading {}", path.display()), error))?;
+    if bytes.len() < magic.len() + 4 + 4 {
+        return Err(KernelError::corrupt(format!("{} is too short ({} bytes) to be a checkpoint", path.display(), bytes.len())));
+    }
+    if &bytes[..magic.len()] != magic {
+        return Err(KernelError::corrupt(format!("{} is not a QuiverDB checkpoint of this kind (bad magic number)", path.display())));
+    }
+    let version = u32::from_le_bytes(bytes[8..12].try_into().unwrap());
+    if version != format_version {
+        return Err(KernelError::new(
+            ErrorCode::CheckpointVersion,
+            format!("{} has format version {version}; this build reads version {format_version}", path.display()),
+        ));
+    }
+    let body_length = bytes.len() - 4;
+    let stored = u32::from_le_bytes(bytes[body_length..].try_into().unwrap());
+    let actual = Crc32::of(&bytes[..body_length]);
+    if stored != actual {
+        return Err(KernelError::corrupt(format!("{} fails its checksum (stored {stored:08x}, computed {actual:08x})", path.display())));
+    }
+    bytes.truncate(body_length);
+    Ok(bytes)
+}

@@ -11,6 +11,7 @@ pub mod hnsw;
 pub mod index;
 pub mod pending;
 pub mod rows;
+pub mod sparse;
 pub mod store;
 pub mod top_k;
 
@@ -18,6 +19,7 @@ pub use bitset::AllowedSlots;
 pub use distance::Metric;
 pub use error::{ErrorCode, KernelError, KernelResult};
 pub use index::{Hit, IndexParams, IndexStats, SearchParams, VectorIndex};
+pub use sparse::{SparseIndex, SparseSearchParams, SparseStats};
 
 #[cfg(test)]
 mod index_tests;

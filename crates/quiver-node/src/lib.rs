@@ -12,6 +12,7 @@ mod completions;
 mod errors;
 mod pool;
 mod result_bytes;
+mod sparse_index;
 mod tasks;
 mod vector_index;
 
