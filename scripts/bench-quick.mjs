@@ -9,6 +9,7 @@ const benchmarks = [
   ['bench:http', 'bench/http/main.ts'],
   ['bench:start', 'bench/start/main.ts'],
   ['bench:filter', 'bench/filter/main.ts'],
+  ['bench:sparse', 'bench/sparse/main.ts'],
 ];
 let failures = 0;
 let ran = 0;

@@ -4,6 +4,7 @@
 // small, typed and replaceable in tests.
 import { createRequire } from 'node:module';
 import type { CompletionChannelHandle, Deliver } from './completions.js';
+import type { NativeSparseIndexClass } from './sparse-index-binding.js';
 import type { NativeVectorIndexClass } from './vector-index-binding.js';
 
 /** What the addon exports; keep in step with crates/quiver-node/src/lib.rs. */
@@ -14,6 +15,8 @@ export interface NativeBinding {
   instructionSet(): string;
   /** crates/quiver-node/src/vector_index.rs, wrapped by vector-index.ts. */
   NativeVectorIndex: NativeVectorIndexClass;
+  /** crates/quiver-node/src/sparse_index.rs, wrapped by sparse-index.ts. */
+  NativeSparseIndex: NativeSparseIndexClass;
   /** crates/quiver-node/src/completions.rs, wrapped by completions.ts. */
   CompletionChannel: new (deliver: Deliver) => CompletionChannelHandle;
 }

@@ -3,96 +3,21 @@
 // the wrapper over the addon's NativeSparseIndex class. Score = dot product over the
 // dimensions a point shares with the query; a point sharing none never appears, one sharing
 // any does even at score 0. Results: score descending, then slot ascending.
-import { type CompletionChannelHandle, Completions } from './completions.js';
-import { native } from './index.js';
-import type { SearchResult } from './vector-index.js';
-import { invalidArgument } from './wrapped-vector-index.js';
+import { native } from './addon.js';
+import { Completions } from './completions.js';
+import { NativeError } from './errors.js';
+import type { NativeSparseIndexHandle } from './sparse-index-binding.js';
+import type { LoadedSparseIndex, SparseIndex, SparseIndexStats, SparseSearchOptions, SparseVector } from './sparse-index-contract.js';
+import type { SearchResult } from './vector-index-contract.js';
 
-/** One sparse vector: indices (any order on input, ascending on output) and a value each. */
-export interface SparseVector {
-  indices: Uint32Array;
-  values: Float32Array;
-}
-
-export interface SparseSearchOptions {
-  /** True: the exhaustive exact scorer instead of the pruned one (same answer, slower). */
-  exact?: boolean;
-  /** Allowed slots as a little-endian bitset (bit `slot % 8` of byte `slot >> 3`). */
-  allowed?: Uint8Array;
-}
-
-export interface SparseIndexStats {
-  /** Live vectors. */
-  count: number;
-  /** Stored non-zero entries across live vectors. */
-  nonZeros: number;
-  /** Dimensions held by at least one live vector. */
-  dimensions: number;
-  memoryBytes: number;
-}
-
-export interface SparseIndex {
-  /**
-   * Inserts or replaces the vectors of `slots`: vector i is `indices[offsets[i]..offsets[i+1]]`
-   * with the same range of `values` (offsets has slots.length + 1 entries, from 0 to
-   * indices.length). Rejects with INVALID_ARGUMENT (and changes nothing) for unequal lengths,
-   * a repeated index within a vector or a non-finite value. A slot named twice keeps its last.
-   */
-  upsert(slots: Uint32Array, offsets: Uint32Array, indices: Uint32Array, values: Float32Array): Promise<void>;
-  /** Removes the vectors of `slots`; unknown slots are ignored. Resolves to how many went. */
-  delete(slots: Uint32Array): Promise<number>;
-  /**
-   * The k best live, allowed slots. The kernel applies no modifier: for IDF, multiply the
-   * query's values by the weights computed from `documentFrequencies` and `stats().count`.
-   */
-  search(query: SparseVector, k: number, options?: SparseSearchOptions): Promise<SearchResult>;
-  /** The stored vector of `slot` (indices ascending), or undefined if it holds none. */
-  vector(slot: number): SparseVector | undefined;
-  has(slot: number): boolean;
-  /** For each dimension, how many live vectors hold it. */
-  documentFrequencies(dimensions: Uint32Array): Uint32Array;
-  stats(): SparseIndexStats;
-  /** Writes a checkpoint atomically (temp file, fsync, rename, fsync directory). */
-  save(path: string, lastOperationId: number): Promise<void>;
-  /** Releases native memory; the instance must not be used afterwards. */
-  close(): void;
-}
-
-export interface LoadedSparseIndex {
-  index: SparseIndex;
-  lastOperationId: number;
-}
-
-/** The addon's class as the wrapper uses it; see native/index.d.cts. */
-export interface NativeSparseIndexHandle {
-  readonly loadedOperationId: number;
-  upsert(slots: Uint32Array, offsets: Uint32Array, indices: Uint32Array, values: Float32Array): Promise<void>;
-  delete(slots: Uint32Array): Promise<number>;
-  /** Starts a search; the completion channel delivers slots (u32 × n) then scores (f32 × n). */
-  search(ticket: number, indices: Uint32Array, values: Float32Array, k: number, exact?: boolean | null, allowed?: Uint8Array | null): void;
-  vector(slot: number): SparseVector | null;
-  has(slot: number): boolean;
-  documentFrequencies(dimensions: Uint32Array): Uint32Array;
-  stats(): SparseIndexStats;
-  save(path: string, lastOperationId: number): Promise<void>;
-  close(): void;
-}
-
-export interface NativeSparseIndexClass {
-  create(completions: CompletionChannelHandle): NativeSparseIndexHandle;
-  load(path: string, completions: CompletionChannelHandle): Promise<NativeSparseIndexHandle>;
-}
-
-// The addon exports the class (crates/quiver-node/src/sparse_index.rs); declared here so the
-// sparse face stays in one file while index.ts remains the only place that loads the addon.
-const binding = native as typeof native & { NativeSparseIndex: NativeSparseIndexClass };
+export type { LoadedSparseIndex, SparseIndex, SparseIndexStats, SparseSearchOptions, SparseVector } from './sparse-index-contract.js';
 
 const MAX_U32 = 0xffff_ffff;
 
 // Opened on first use: a server without sparse vectors never creates this channel.
 let completions: Completions | undefined;
 function channel(): Completions {
-  completions ??= new Completions((deliver) => new binding.CompletionChannel(deliver));
+  completions ??= new Completions((deliver) => new native.CompletionChannel(deliver));
   return completions;
 }
 
@@ -112,7 +37,7 @@ export class WrappedSparseIndex implements SparseIndex {
   }
 
   async search(query: SparseVector, k: number, options?: SparseSearchOptions): Promise<SearchResult> {
-    if (!Number.isInteger(k) || k < 0 || k > MAX_U32) throw invalidArgument(`k must be an integer in 0..${MAX_U32}, got ${k}`);
+    if (!Number.isInteger(k) || k < 0 || k > MAX_U32) throw new NativeError('INVALID_ARGUMENT', `k must be an integer in 0..${MAX_U32}, got ${k}`);
     const buffer = await this.completions.submit((ticket) =>
       this.handle.search(ticket, query.indices, query.values, k, options?.exact ?? null, options?.allowed ?? null),
     );
@@ -152,7 +77,7 @@ export class WrappedSparseIndex implements SparseIndex {
 /** A new, empty sparse index. */
 export function createSparseIndex(): SparseIndex {
   const shared = channel();
-  return new WrappedSparseIndex(binding.NativeSparseIndex.create(shared.channel), shared);
+  return new WrappedSparseIndex(native.NativeSparseIndex.create(shared.channel), shared);
 }
 
 /**
@@ -162,6 +87,6 @@ export function createSparseIndex(): SparseIndex {
  */
 export async function loadSparseIndex(path: string): Promise<LoadedSparseIndex> {
   const shared = channel();
-  const handle = await binding.NativeSparseIndex.load(path, shared.channel);
+  const handle = await native.NativeSparseIndex.load(path, shared.channel);
   return { index: new WrappedSparseIndex(handle, shared), lastOperationId: handle.loadedOperationId };
 }

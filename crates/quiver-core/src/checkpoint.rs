@@ -130,31 +130,7 @@ impl<'a> Decoder<'a> {
 /// magic, version and checksum check out. A file that does not exist is CHECKPOINT_MISSING,
 /// apart from other read failures (IO_ERROR), so recovery can tell "never saved" from damage.
 pub fn read_verified(path: &Path) -> KernelResult<Vec<u8>> {
-    let mut bytes = fs::read(path).map_err(|error| match error.kind() {
-        std::io::ErrorKind::NotFound => KernelError::new(ErrorCode::CheckpointMissing, format!("{} does not exist", path.display())),
-        _ => KernelError::io(&format!("reading {}", path.display()), error),
-    })?;
-    if bytes.len() < MAGIC.len() + 4 + 4 {
-        return Err(KernelError::corrupt(format!("{} is too short ({} bytes) to be a checkpoint", path.display(), bytes.len())));
-    }
-    if &bytes[..MAGIC.len()] != MAGIC {
-        return Err(KernelError::corrupt(format!("{} is not a QuiverDB checkpoint (bad magic number)", path.display())));
-    }
-    let version = u32::from_le_bytes(bytes[8..12].try_into().unwrap());
-    if version != FORMAT_VERSION {
-        return Err(KernelError::new(
-            ErrorCode::CheckpointVersion,
-            format!("{} has format version {version}; this build reads version {FORMAT_VERSION}", path.display()),
-        ));
-    }
-    let body_length = bytes.len() - 4;
-    let stored = u32::from_le_bytes(bytes[body_length..].try_into().unwrap());
-    let actual = Crc32::of(&bytes[..body_length]);
-    if stored != actual {
-        return Err(KernelError::corrupt(format!("{} fails its checksum (stored {stored:08x}, computed {actual:08x})", path.display())));
-    }
-    bytes.truncate(body_length);
-    Ok(bytes)
+    read_verified_as(path, MAGIC, FORMAT_VERSION)
 }
 
 /// Writes a checkpoint atomically: `write` fills a temporary file beside `path`, which is then
@@ -188,7 +164,10 @@ pub fn write_atomically(path: &Path, write: impl FnOnce(&mut Encoder<BufWriter<F
 /// `read_verified` for a file kind with its own magic and format version (the sparse index's
 /// checkpoint, sparse/persist.rs): the same checks in the same order.
 pub fn read_verified_as(path: &Path, magic: &[u8; 8], format_version: u32) -> KernelResult<Vec<u8>> {
-    let mut bytes = fs::read(path).map_err(|error| KernelError::io(&format!("reading {}", path.display()), error))?;
+    let mut bytes = fs::read(path).map_err(|error| match error.kind() {
+        std::io::ErrorKind::NotFound => KernelError::new(ErrorCode::CheckpointMissing, format!("{} does not exist", path.display())),
+        _ => KernelError::io(&format!("reading {}", path.display()), error),
+    })?;
     if bytes.len() < magic.len() + 4 + 4 {
         return Err(KernelError::corrupt(format!("{} is too short ({} bytes) to be a checkpoint", path.display(), bytes.len())));
     }

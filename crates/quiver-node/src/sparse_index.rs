@@ -4,7 +4,7 @@
 //! their result to the completion channel under a ticket. src/native/sparse-index.ts wraps it.
 
 use crate::completions::{Channel, Completion, CompletionChannel};
-use crate::errors::{closed, guarded, invalid, to_napi};
+use crate::errors::{closed, from_kernel, guarded, invalid, Result};
 use crate::pool::pool;
 use crate::result_bytes::ResultBytes;
 use crate::tasks::{run_async, run_file_job};
@@ -69,7 +69,7 @@ impl NativeSparseIndex {
 }
 
 impl ObjectFinalize for NativeSparseIndex {
-    fn finalize(self, env: Env) -> Result<()> {
+    fn finalize(self, env: Env) -> napi::Result<()> {
         self.memory.set(&env, 0);
         Ok(())
     }
@@ -97,7 +97,7 @@ impl NativeSparseIndex {
         let channel = completions.channel();
         run_file_job(
             env,
-            move || SparseIndex::load(&path).map_err(to_napi),
+            move || SparseIndex::load(&path).map_err(from_kernel),
             move |env, (index, last_operation_id)| Ok(NativeSparseIndex::wrap(&env, index, last_operation_id, channel)),
         )
     }
@@ -124,7 +124,7 @@ impl NativeSparseIndex {
         run_async(
             env,
             move || {
-                index.upsert_batch(&slots, &offsets, &indices, &values).map_err(to_napi)?;
+                index.upsert_batch(&slots, &offsets, &indices, &values).map_err(from_kernel)?;
                 Ok((index, (slots, offsets, indices, values)))
             },
             move |env, (index, arrays)| {
@@ -179,10 +179,9 @@ impl NativeSparseIndex {
         pool(&env).submit(Box::new(move || {
             let outcome = guarded(|| {
                 let params = SparseSearchParams { exact, allowed: allowed.as_ref().map(|bytes| AllowedSlots::new(bytes)) };
-                index.search(&indices, &values, k as usize, &params).map_err(to_napi)
+                index.search(&indices, &values, k as usize, &params).map_err(from_kernel)
             })
-            .map(|hits| ResultBytes::single(&hits))
-            .map_err(|error| error.reason.clone());
+            .map(|hits| ResultBytes::single(&hits));
             drop(allowed);
             channel.send(Completion { ticket, outcome });
         }));
@@ -228,7 +227,7 @@ impl NativeSparseIndex {
         let last_operation_id = operation_id(last_operation_id)?;
         let index = self.index()?;
         let path = PathBuf::from(path);
-        run_file_job(env, move || index.save(&path, last_operation_id).map_err(to_napi), |_env, ()| Ok(()))
+        run_file_job(env, move || index.save(&path, last_operation_id).map_err(from_kernel), |_env, ()| Ok(()))
     }
 
     /// Drops this handle's reference; memory is freed once running tasks finish. Idempotent.
