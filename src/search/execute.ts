@@ -5,7 +5,7 @@
 // examples are left out of every result of the request.
 //
 // This file only walks the stage tree and picks, per form, the module that answers it:
-// ./nearest-search.ts, ./exact-scan.ts with ./query-vectors.ts (example-based forms),
+// ./nearest-search.ts (with ./mmr-stage.ts for MMR), ./exact-scan.ts with ./query-vectors.ts (example-based forms),
 // ./ordered-stages.ts (no query, order_by), ./random-sample.ts, ./prefetch-fusion.ts.
 import type { Collection } from '../engine/collection.js';
 import { errors } from '../errors.js';
@@ -13,6 +13,7 @@ import { liveCandidates, prefetchedCandidates } from './candidates.js';
 import { exampleIdKeys } from './example-ids.js';
 import { exactScan } from './exact-scan.js';
 import { fieldPath } from './field-path.js';
+import { mmrPick } from './mmr-stage.js';
 import { nearestAmong, nearestInCollection } from './nearest-search.js';
 import { orderByIndex, orderByPayload, pointsById } from './ordered-stages.js';
 import type { QueryPlan, QueryStage } from './plan.js';
@@ -66,6 +67,10 @@ export class QueryRun {
 
     const index = this.collection.vectorIndex(stage.using, fieldPath(stage.field, 'using'));
     const query = this.vectors.nearestVector(form, stage);
+    if (query && form.kind === 'nearest' && form.mmr) {
+      const candidates = await nearestInCollection(this.collection, stage, index, query, allowed, this.excluded, form.mmr.candidatesLimit);
+      return mmrPick(index, query, withThreshold(candidates, stage.scoreThreshold), form.mmr, limit);
+    }
     if (query) return withThreshold(await nearestInCollection(this.collection, stage, index, query, allowed, this.excluded, limit), stage.scoreThreshold);
     const scorer = this.vectors.exampleScorer(form, stage, index.distance, index.dimension)!;
     return withThreshold(await exactScan(index, scorer, liveCandidates(this.collection, allowed, this.excluded), limit), stage.scoreThreshold);
@@ -83,6 +88,10 @@ export class QueryRun {
 
     const index = this.collection.vectorIndex(stage.using, fieldPath(stage.field, 'using'));
     const query = this.vectors.nearestVector(form, stage);
+    if (query && form.kind === 'nearest' && form.mmr) {
+      const nearest = await nearestAmong(index, query, candidates, form.mmr.candidatesLimit);
+      return mmrPick(index, query, withThreshold(nearest, stage.scoreThreshold), form.mmr, limit);
+    }
     if (query) return withThreshold(await nearestAmong(index, query, candidates, limit), stage.scoreThreshold);
     const scorer = this.vectors.exampleScorer(form, stage, index.distance, index.dimension)!;
     return withThreshold(await exactScan(index, scorer, candidates, limit), stage.scoreThreshold);

@@ -47,7 +47,9 @@ export const OrderByInput = Type.Union([
   ),
 ]);
 
-export const NearestQuery = Type.Object({ nearest: VectorInput }, strict);
+/** Ranges are checked by ./request.ts, which names the field in Qdrant's words. */
+export const MmrInput = Type.Object({ diversity: Maybe(Type.Number()), candidates_limit: Maybe(Type.Integer()) }, strict);
+export const NearestQuery = Type.Object({ nearest: VectorInput, mmr: Maybe(MmrInput) }, strict);
 export const RecommendQuery = Type.Object(
   {
     recommend: Type.Object(
