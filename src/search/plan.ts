@@ -1,5 +1,6 @@
 // The checked, normalised form of a search or query request: what the executor runs. Built by
 // ./request.ts from the validated body; never sees HTTP.
+import type { Formula } from './formula.js';
 import type { OrderByInput, PointIdInput, WithPayloadSelector, WithVectorSelector } from './schemas.js';
 
 /** A query vector given inline, or the id of a point whose vector is used. */
@@ -34,7 +35,8 @@ export type QueryForm =
   | { kind: 'order_by'; orderBy: OrderBySpec }
   | { kind: 'rrf'; k: number; weights?: number[] }
   | { kind: 'dbsf' }
-  | { kind: 'sample' };
+  | { kind: 'sample' }
+  | { kind: 'formula'; formula: Formula };
 
 export interface SearchTuning {
   /** Candidate list size for the graph walk; undefined = the kernel's default. */

@@ -4,6 +4,7 @@
 import { errors } from '../errors.js';
 import { parsePointId } from '../points/ids.js';
 import { clampLimit } from '../points/request-schemas.js';
+import { parseFormula } from './formula.js';
 import {
   defaultMmrDiversity,
   defaultQueryLimit,
@@ -158,6 +159,7 @@ export function queryForm(field: string, query: QueryInterface, limits: RequestL
     };
   }
   if ('fusion' in query) return query.fusion === 'rrf' ? { kind: 'rrf', k: defaultRrfK } : { kind: 'dbsf' };
+  if ('formula' in query) return { kind: 'formula', formula: parseFormula(query.formula, query.defaults, field) };
   if ('rrf' in query) {
     const form: QueryForm = { kind: 'rrf', k: query.rrf.k ?? defaultRrfK };
     if (query.rrf.weights) form.weights = query.rrf.weights;
@@ -199,6 +201,9 @@ function stage(field: string, body: PrefetchBody, depth: number, limits: Request
   const isFusion = query?.kind === 'rrf' || query?.kind === 'dbsf';
   if (isFusion && using !== '') throw errors.fusionWithUsing(where(field));
   if (isFusion && bodies.length === 0) throw errors.fusionWithoutPrefetch(where(field));
+  if (query?.kind === 'formula' && bodies.length === 0) {
+    throw errors.invalidBodyField(join(field, 'query'), 'cannot apply Formula without prefetches: a formula re-scores the points they return');
+  }
   if (query?.kind === 'rrf' && query.weights && query.weights.length !== bodies.length) {
     throw errors.invalidBodyField(`${join(field, 'query')}.rrf.weights`, `needs one weight per prefetch: got ${query.weights.length}, expected ${bodies.length}`);
   }

@@ -84,6 +84,8 @@ export const RrfQuery = Type.Object(
   strict,
 );
 export const SampleQuery = Type.Object({ sample: Type.Literal('random') }, strict);
+/** The expression is checked by ./formula.ts, which names the offending part. */
+export const FormulaQuery = Type.Object({ formula: Type.Unknown(), defaults: Maybe(Type.Record(Type.String(), Type.Unknown())) }, strict);
 
 /** Every `query` form of docs/api.md §5. */
 export const QueryInterface = Type.Union([
@@ -96,6 +98,7 @@ export const QueryInterface = Type.Union([
   FusionQuery,
   RrfQuery,
   SampleQuery,
+  FormulaQuery,
 ]);
 
 export const SearchParams = Type.Object(
