@@ -14,6 +14,10 @@ export interface NativeVectorIndexHandle {
   searchSync(query: Float32Array, k: number, ef?: number | null, exact?: boolean | null, allowed?: Uint8Array | null): ArrayBuffer;
   /** Starts a batch; delivers counts (u32 × queries), slots (u32 × total), scores (f32 × total). */
   searchBatch(ticket: number, queries: Float32Array, k: number, ef?: number | null, exact?: boolean | null, allowed?: Uint8Array | null): void;
+  /** Starts scoring `slots` against `query`; delivers scores (f32 × slots, NaN: no live vector). */
+  scoreSlots(ticket: number, query: Float32Array, slots: Uint32Array): void;
+  /** Starts an MMR pick among `slots`; delivers positions into `slots` (u32 × picked). */
+  mmrSelect(ticket: number, query: Float32Array, slots: Uint32Array, lambda: number, limit: number): void;
   vectors(slots: Uint32Array): Float32Array;
   has(slot: number): boolean;
   stats(): VectorIndexStats;

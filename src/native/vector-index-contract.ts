@@ -66,6 +66,18 @@ export interface VectorIndex {
   search(query: Float32Array, k: number, options?: SearchOptions): Promise<SearchResult>;
   /** `queries` holds count · dimension values; one result per query, in order. */
   searchBatch(queries: Float32Array, k: number, options?: SearchOptions): Promise<SearchResult[]>;
+  /**
+   * The wire score of each of `slots` against `query`, in the order given, computed by the
+   * routine `search` uses (so a point scores the same float either way); NaN for a slot that
+   * holds no live vector.
+   */
+  scoreSlots(query: Float32Array, slots: Uint32Array): Promise<Float32Array>;
+  /**
+   * Maximal marginal relevance among `slots` (docs/api.md §5): positions into `slots` in pick
+   * order, at most `limit`; `lambda` = 1 - diversity, in 0..1. Slots without a live vector are
+   * never picked; at most 16 384 slots.
+   */
+  mmrSelect(query: Float32Array, slots: Uint32Array, lambda: number, limit: number): Promise<Uint32Array>;
   /** The stored (for Cosine, normalised) vectors of `slots`, row by row; NaN-filled rows for
    * slots that hold no vector. */
   vectors(slots: Uint32Array): Float32Array;

@@ -88,6 +88,32 @@ describe('vector index', () => {
     });
   }
 
+  for (const distance of ['Cosine', 'Dot', 'Euclid', 'Manhattan'] as const) {
+    it(`scoreSlots — ${distance} gives each slot the very score search gives it, NaN without a vector`, async () => {
+      const dimension = 31;
+      const index = createVectorIndex(options(dimension, distance));
+      await index.upsert(slotsUpTo(200), randomVectors(200, dimension, 5));
+      await index.delete(Uint32Array.of(9));
+      const query = randomVectors(1, dimension, 77);
+      const found = await index.search(query, 20, { exact: true });
+      const scores = await index.scoreSlots(query, found.slots);
+      expect(Array.from(scores)).toEqual(Array.from(found.scores));
+      const missing = await index.scoreSlots(query, Uint32Array.of(9, 5000));
+      expect(Array.from(missing).every(Number.isNaN)).toBe(true);
+      index.close();
+    });
+  }
+
+  it('mmrSelect — positions in pick order; a lambda outside 0..1 is refused', async () => {
+    const index = createVectorIndex(options(2, 'Cosine'));
+    await index.upsert(Uint32Array.of(0, 1, 2), Float32Array.of(1, 0, 0.99, 0.1, 0, 1));
+    // Full diversity: after the best, the point least like it.
+    expect(Array.from(await index.mmrSelect(Float32Array.of(1, 0), Uint32Array.of(0, 1, 2), 0, 3))).toEqual([0, 2, 1]);
+    expect(Array.from(await index.mmrSelect(Float32Array.of(1, 0), Uint32Array.of(2, 1, 0), 1, 2))).toEqual([2, 1]);
+    expect(nativeErrorCode(await rejection(index.mmrSelect(Float32Array.of(1, 0), Uint32Array.of(0), 1.5, 1)))).toBe('INVALID_ARGUMENT');
+    index.close();
+  });
+
   it('cosine — vectors are stored normalised and returned so', async () => {
     const index = createVectorIndex(options(2, 'Cosine'));
     await index.upsert(Uint32Array.of(3), Float32Array.of(3, 4));

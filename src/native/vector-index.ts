@@ -112,6 +112,18 @@ export class WrappedVectorIndex implements VectorIndex {
     return decodeBatch(buffer, queries.length / this.dimension);
   }
 
+  async scoreSlots(query: Float32Array, slots: Uint32Array): Promise<Float32Array> {
+    const buffer = await this.completions.submit((ticket) => this.handle.scoreSlots(ticket, query, slots));
+    return new Float32Array(buffer);
+  }
+
+  async mmrSelect(query: Float32Array, slots: Uint32Array, lambda: number, limit: number): Promise<Uint32Array> {
+    checkCount('limit', limit);
+    if (!(lambda >= 0 && lambda <= 1)) throw invalidArgument(`lambda must be between 0 and 1, got ${lambda}`);
+    const buffer = await this.completions.submit((ticket) => this.handle.mmrSelect(ticket, query, slots, lambda, limit));
+    return new Uint32Array(buffer);
+  }
+
   vectors(slots: Uint32Array): Float32Array {
     return this.handle.vectors(slots);
   }

@@ -5,14 +5,17 @@
 // examples are left out of every result of the request.
 //
 // This file only walks the stage tree and picks, per form, the module that answers it:
-// ./nearest-search.ts, ./exact-scan.ts with ./query-vectors.ts (example-based forms),
-// ./ordered-stages.ts (no query, order_by), ./random-sample.ts, ./prefetch-fusion.ts.
+// ./nearest-search.ts (with ./mmr-stage.ts for MMR), ./exact-scan.ts with ./query-vectors.ts (example-based forms),
+// ./ordered-stages.ts (no query, order_by), ./random-sample.ts, ./prefetch-fusion.ts,
+// ./formula-stage.ts.
 import type { Collection } from '../engine/collection.js';
 import { errors } from '../errors.js';
 import { liveCandidates, prefetchedCandidates } from './candidates.js';
 import { exampleIdKeys } from './example-ids.js';
 import { exactScan } from './exact-scan.js';
 import { fieldPath } from './field-path.js';
+import { formulaStage } from './formula-stage.js';
+import { mmrPick } from './mmr-stage.js';
 import { nearestAmong, nearestInCollection } from './nearest-search.js';
 import { orderByIndex, orderByPayload, pointsById } from './ordered-stages.js';
 import type { QueryPlan, QueryStage } from './plan.js';
@@ -34,7 +37,7 @@ export class QueryRun {
 
   constructor(
     private readonly collection: Collection,
-    environment: QueryEnvironment,
+    private readonly environment: QueryEnvironment,
   ) {
     this.filters = new StageFilters(collection, environment);
     this.vectors = new QueryVectors(collection, environment);
@@ -63,9 +66,15 @@ export class QueryRun {
     if (form.kind === 'order_by') return orderByIndex(this.collection, form.orderBy, combinedFilter(filters), this.excluded, limit);
     if (form.kind === 'sample') return randomSample(liveCandidates(this.collection, allowed, this.excluded), limit);
     if (form.kind === 'rrf' || form.kind === 'dbsf') throw errors.fusionWithoutPrefetch('');
+    // request.ts refuses a formula without prefetches; this only keeps the form list exhaustive.
+    if (form.kind === 'formula') throw errors.invalidBodyField(fieldPath(stage.field, 'query'), 'cannot apply Formula without prefetches');
 
     const index = this.collection.vectorIndex(stage.using, fieldPath(stage.field, 'using'));
     const query = this.vectors.nearestVector(form, stage);
+    if (query && form.kind === 'nearest' && form.mmr) {
+      const candidates = await nearestInCollection(this.collection, stage, index, query, allowed, this.excluded, form.mmr.candidatesLimit);
+      return mmrPick(index, query, withThreshold(candidates, stage.scoreThreshold), form.mmr, limit);
+    }
     if (query) return withThreshold(await nearestInCollection(this.collection, stage, index, query, allowed, this.excluded, limit), stage.scoreThreshold);
     const scorer = this.vectors.exampleScorer(form, stage, index.distance, index.dimension)!;
     return withThreshold(await exactScan(index, scorer, liveCandidates(this.collection, allowed, this.excluded), limit), stage.scoreThreshold);
@@ -80,9 +89,14 @@ export class QueryRun {
     const candidates = prefetchedCandidates(this.collection, children, this.excluded);
     if (form.kind === 'order_by') return orderByPayload(form.orderBy, stage, candidates, limit);
     if (form.kind === 'sample') return randomSample(candidates, limit);
+    if (form.kind === 'formula') return withThreshold(await formulaStage(this.collection, this.environment, form.formula, stage, children, candidates, limit), stage.scoreThreshold);
 
     const index = this.collection.vectorIndex(stage.using, fieldPath(stage.field, 'using'));
     const query = this.vectors.nearestVector(form, stage);
+    if (query && form.kind === 'nearest' && form.mmr) {
+      const nearest = await nearestAmong(index, query, candidates, form.mmr.candidatesLimit);
+      return mmrPick(index, query, withThreshold(nearest, stage.scoreThreshold), form.mmr, limit);
+    }
     if (query) return withThreshold(await nearestAmong(index, query, candidates, limit), stage.scoreThreshold);
     const scorer = this.vectors.exampleScorer(form, stage, index.distance, index.dimension)!;
     return withThreshold(await exactScan(index, scorer, candidates, limit), stage.scoreThreshold);

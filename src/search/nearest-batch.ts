@@ -1,4 +1,4 @@
-// The batch fast path: plain nearest searches (one inline vector, no filter, no prefetch) that
+// The batch fast path: plain nearest searches (one inline vector, no MMR, no filter, no prefetch) that
 // share a vector name and tuning go to the kernel in one call. Its slow twin is running each
 // plan through QueryRun, which the search tests compare it with.
 import type { Collection } from '../engine/collection.js';
@@ -9,12 +9,13 @@ import { toScoredPoints, type ScoredPoint } from './scored-points.js';
 import { passesThreshold, scoreOrderOf } from './score-order.js';
 import type { Scored } from './stage-output.js';
 
-/** A plan the batch fast path can take: one inline vector, no filter, no prefetch. */
+/** A plan the batch fast path can take: one inline vector, no MMR, no filter, no prefetch. */
 function isPlainNearest(plan: QueryPlan): boolean {
   return (
     plan.prefetches.length === 0 &&
     plan.filter === undefined &&
     plan.query?.kind === 'nearest' &&
+    plan.query.mmr === undefined &&
     plan.query.target.kind === 'vector' &&
     plan.lookupFrom === undefined
   );

@@ -1,15 +1,15 @@
 // Plain nearest search (a nearest vector, or recommend's average_vector): over the whole
 // collection the kernel answers, its graph or its exact scan as the tuning asks; over
-// prefetched points the same distance re-scores them by exact scan.
+// prefetched points the kernel re-scores them with the routine its searches use, so a point
+// scores the same float from a search, a prefetch re-score or a query by id (docs/api.md §5).
 import type { Collection, PointEntry } from '../engine/collection.js';
 import type { VectorIndex } from '../native/vector-index.js';
-import type { CandidateScorer } from './example-scorer.js';
-import { exactScan } from './exact-scan.js';
-import { nearestScore, prepareQuery } from './nearest-score.js';
+import { scanChunkRows } from './exact-scan.js';
 import type { QueryStage } from './plan.js';
 import type { SlotSet } from './query-environment.js';
 import { scoreOrderOf } from './score-order.js';
 import type { Scored, StageOutput } from './stage-output.js';
+import { TopK } from './top-k.js';
 
 /**
  * The kernel's `limit` nearest points to `query` among the `allowed` slots, leaving out the
@@ -38,10 +38,20 @@ export async function nearestInCollection(
   return { order: scoreOrderOf(index.distance), points };
 }
 
-/** The prefetched `candidates` re-scored by distance to `query`, the best `limit` kept. */
-export function nearestAmong(index: VectorIndex, query: Float32Array, candidates: Iterable<PointEntry>, limit: number): Promise<StageOutput> {
-  // Re-scored in chunks like any scan: a wide prefetch must not copy all its vectors at once.
-  const prepared = prepareQuery(index.distance, query);
-  const scorer: CandidateScorer = (rows, offset) => nearestScore(index.distance, prepared, rows, offset, index.dimension);
-  return exactScan(index, scorer, candidates, limit, scoreOrderOf(index.distance));
+/**
+ * The prefetched `candidates` re-scored by distance to `query`, the best `limit` kept. Scored in
+ * chunks, so a wide prefetch never sends all its slots to the kernel at once; a point without a
+ * vector under the index's name is skipped.
+ */
+export async function nearestAmong(index: VectorIndex, query: Float32Array, candidates: Iterable<PointEntry>, limit: number): Promise<StageOutput> {
+  const order = scoreOrderOf(index.distance);
+  const selector = new TopK(limit, order);
+  const entries = [...candidates];
+  for (let start = 0; start < entries.length; start += scanChunkRows) {
+    const chunk = entries.slice(start, start + scanChunkRows);
+    const scores = await index.scoreSlots(query, Uint32Array.from(chunk, (entry) => entry.slot));
+    // NaN (no vector) is never kept by the selector.
+    scores.forEach((score, position) => selector.offer(start + position, score));
+  }
+  return { order, points: selector.drain().map((selected) => ({ entry: entries[selected.position]!, score: selected.score })) };
 }

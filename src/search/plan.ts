@@ -1,5 +1,6 @@
 // The checked, normalised form of a search or query request: what the executor runs. Built by
 // ./request.ts from the validated body; never sees HTTP.
+import type { Formula } from './formula.js';
 import type { OrderByInput, PointIdInput, WithPayloadSelector, WithVectorSelector } from './schemas.js';
 
 /** A query vector given inline, or the id of a point whose vector is used. */
@@ -18,15 +19,24 @@ export interface OrderBySpec {
   startFrom?: number | string;
 }
 
+/** Maximal marginal relevance over a nearest query's candidates (docs/api.md §5.5). */
+export interface MmrSpec {
+  /** 1 - diversity: the weight of relevance against unlikeness to the points already picked. */
+  lambda: number;
+  /** How many nearest points MMR picks from. */
+  candidatesLimit: number;
+}
+
 export type QueryForm =
-  | { kind: 'nearest'; target: VectorSource }
+  | { kind: 'nearest'; target: VectorSource; mmr?: MmrSpec }
   | { kind: 'recommend'; strategy: RecommendStrategy; positive: VectorSource[]; negative: VectorSource[] }
   | { kind: 'discover'; target: VectorSource; pairs: ContextPairSource[] }
   | { kind: 'context'; pairs: ContextPairSource[] }
   | { kind: 'order_by'; orderBy: OrderBySpec }
   | { kind: 'rrf'; k: number; weights?: number[] }
   | { kind: 'dbsf' }
-  | { kind: 'sample' };
+  | { kind: 'sample' }
+  | { kind: 'formula'; formula: Formula };
 
 export interface SearchTuning {
   /** Candidate list size for the graph walk; undefined = the kernel's default. */
@@ -66,5 +76,8 @@ export interface QueryPlan extends QueryStage {
 
 export const defaultRrfK = 2;
 export const defaultQueryLimit = 10;
+export const defaultMmrDiversity = 0.5;
+/** The kernel's cap on the candidates of one MMR pick (its pairwise work grows with their square). */
+export const maxMmrCandidates = 16_384;
 
 export type { OrderByInput };

@@ -4,9 +4,13 @@
 import { errors } from '../errors.js';
 import { parsePointId } from '../points/ids.js';
 import { clampLimit } from '../points/request-schemas.js';
+import { parseFormula } from './formula.js';
 import {
+  defaultMmrDiversity,
   defaultQueryLimit,
   defaultRrfK,
+  maxMmrCandidates,
+  type MmrSpec,
   type ContextPairSource,
   type QueryForm,
   type QueryPlan,
@@ -91,10 +95,32 @@ function isVectorInput(query: QueryInterface): query is VectorInput {
   return typeof query !== 'object' || query === null || Array.isArray(query) || typeof query === 'bigint';
 }
 
-/** The `query` field's form; `field` is where it sits, e.g. `prefetch[1].query`. */
-export function queryForm(field: string, query: QueryInterface, limits: RequestLimits = defaultRequestLimits): QueryForm {
+type MmrInput = { diversity?: number | null; candidates_limit?: number | null };
+
+/**
+ * A nearest query's `mmr`, checked: diversity in 0..1, candidates_limit at least 1 (and at most the
+ * kernel's cap); candidates default to the stage's `limit` and are clamped to the search limit cap.
+ */
+function mmrSpec(field: string, input: MmrInput, stageLimit: number, limits: RequestLimits): MmrSpec {
+  const diversity = input.diversity ?? defaultMmrDiversity;
+  if (!(diversity >= 0 && diversity <= 1)) throw errors.invalidBodyField(`${field}.diversity`, `must be between 0 and 1 (got ${diversity})`);
+  const candidates = input.candidates_limit ?? stageLimit;
+  if (candidates < 1) throw errors.invalidBodyField(`${field}.candidates_limit`, `must be at least 1 (got ${candidates})`);
+  if (candidates > maxMmrCandidates) throw errors.invalidBodyField(`${field}.candidates_limit`, `must be at most ${maxMmrCandidates} (got ${candidates})`);
+  return { lambda: 1 - diversity, candidatesLimit: Math.min(candidates, limits.maxLimit) };
+}
+
+/**
+ * The `query` field's form; `field` is where it sits, e.g. `prefetch[1].query`. `stageLimit` is
+ * the stage's `limit`, the default number of MMR candidates.
+ */
+export function queryForm(field: string, query: QueryInterface, limits: RequestLimits = defaultRequestLimits, stageLimit = defaultQueryLimit): QueryForm {
   if (isVectorInput(query)) return { kind: 'nearest', target: vectorSource(field, query) };
-  if ('nearest' in query) return { kind: 'nearest', target: vectorSource(`${field}.nearest`, query.nearest) };
+  if ('nearest' in query) {
+    const form: QueryForm = { kind: 'nearest', target: vectorSource(`${field}.nearest`, query.nearest) };
+    if (query.mmr !== undefined && query.mmr !== null) form.mmr = mmrSpec(`${field}.mmr`, query.mmr, stageLimit, limits);
+    return form;
+  }
   if ('recommend' in query) {
     const input = query.recommend;
     const strategy = input.strategy ?? 'average_vector';
@@ -133,6 +159,7 @@ export function queryForm(field: string, query: QueryInterface, limits: RequestL
     };
   }
   if ('fusion' in query) return query.fusion === 'rrf' ? { kind: 'rrf', k: defaultRrfK } : { kind: 'dbsf' };
+  if ('formula' in query) return { kind: 'formula', formula: parseFormula(query.formula, query.defaults, field) };
   if ('rrf' in query) {
     const form: QueryForm = { kind: 'rrf', k: query.rrf.k ?? defaultRrfK };
     if (query.rrf.weights) form.weights = query.rrf.weights;
@@ -160,7 +187,8 @@ function stage(field: string, body: PrefetchBody, depth: number, limits: Request
   if (bodies.length > 0 && depth >= limits.maxPrefetchDepth) {
     throw errors.invalidBodyField(join(field, 'prefetch'), `prefetches nest at most ${limits.maxPrefetchDepth} levels deep`);
   }
-  const query = body.query === undefined || body.query === null ? undefined : queryForm(join(field, 'query'), body.query, limits);
+  const limit = clampLimit(body.limit ?? defaultQueryLimit, limits.maxLimit);
+  const query = body.query === undefined || body.query === null ? undefined : queryForm(join(field, 'query'), body.query, limits, limit);
   const using = body.using ?? '';
   const threshold = body.score_threshold ?? undefined;
 
@@ -173,6 +201,9 @@ function stage(field: string, body: PrefetchBody, depth: number, limits: Request
   const isFusion = query?.kind === 'rrf' || query?.kind === 'dbsf';
   if (isFusion && using !== '') throw errors.fusionWithUsing(where(field));
   if (isFusion && bodies.length === 0) throw errors.fusionWithoutPrefetch(where(field));
+  if (query?.kind === 'formula' && bodies.length === 0) {
+    throw errors.invalidBodyField(join(field, 'query'), 'cannot apply Formula without prefetches: a formula re-scores the points they return');
+  }
   if (query?.kind === 'rrf' && query.weights && query.weights.length !== bodies.length) {
     throw errors.invalidBodyField(`${join(field, 'query')}.rrf.weights`, `needs one weight per prefetch: got ${query.weights.length}, expected ${bodies.length}`);
   }
@@ -183,7 +214,7 @@ function stage(field: string, body: PrefetchBody, depth: number, limits: Request
     prefetches,
     using,
     tuning: tuningOf(body.params),
-    limit: clampLimit(body.limit ?? defaultQueryLimit, limits.maxLimit),
+    limit,
   };
   if (query !== undefined) result.query = query;
   if (body.filter !== undefined && body.filter !== null) result.filter = body.filter;

@@ -47,7 +47,9 @@ export const OrderByInput = Type.Union([
   ),
 ]);
 
-export const NearestQuery = Type.Object({ nearest: VectorInput }, strict);
+/** Ranges are checked by ./request.ts, which names the field in Qdrant's words. */
+export const MmrInput = Type.Object({ diversity: Maybe(Type.Number()), candidates_limit: Maybe(Type.Integer()) }, strict);
+export const NearestQuery = Type.Object({ nearest: VectorInput, mmr: Maybe(MmrInput) }, strict);
 export const RecommendQuery = Type.Object(
   {
     recommend: Type.Object(
@@ -82,6 +84,8 @@ export const RrfQuery = Type.Object(
   strict,
 );
 export const SampleQuery = Type.Object({ sample: Type.Literal('random') }, strict);
+/** The expression is checked by ./formula.ts, which names the offending part. */
+export const FormulaQuery = Type.Object({ formula: Type.Unknown(), defaults: Maybe(Type.Record(Type.String(), Type.Unknown())) }, strict);
 
 /** Every `query` form of docs/api.md §5. */
 export const QueryInterface = Type.Union([
@@ -94,6 +98,7 @@ export const QueryInterface = Type.Union([
   FusionQuery,
   RrfQuery,
   SampleQuery,
+  FormulaQuery,
 ]);
 
 export const SearchParams = Type.Object(

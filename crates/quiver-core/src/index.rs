@@ -7,9 +7,11 @@
 //! builders (each holds it shared for one insert); `pending` is held for microseconds. A
 //! search takes only the pending lock (to copy the unindexed tail) and a visited list.
 //!
-//! Checkpoint save and load live in index/persist.rs.
+//! Checkpoint save and load live in index/persist.rs; scoring given slots (re-scoring, MMR) in
+//! index/scoring.rs.
 
 mod persist;
+mod scoring;
 
 use crate::bitset::AllowedSlots;
 use crate::brute_force;

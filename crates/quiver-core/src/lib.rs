@@ -9,6 +9,7 @@ pub mod distance;
 pub mod error;
 pub mod hnsw;
 pub mod index;
+pub mod mmr;
 pub mod pending;
 pub mod rows;
 pub mod sparse;

@@ -3,7 +3,8 @@
 //! handle, a finalizer and a backing-store registration each, several microseconds per search.
 //! Layout (native endian, read by src/native/vector-index.ts):
 //!   single search: slots u32 × n, then scores f32 × n;
-//!   batch: counts u32 × queries, then slots u32 × total, then scores f32 × total.
+//!   batch: counts u32 × queries, then slots u32 × total, then scores f32 × total;
+//!   scoring given slots: scores f32 × slots; an MMR pick: positions u32 × picked.
 
 use napi::bindgen_prelude::*;
 use napi::sys;
@@ -26,6 +27,16 @@ impl ResultBytes {
         bytes.extend(lists.iter().flatten().flat_map(|hit| hit.slot.to_ne_bytes()));
         bytes.extend(lists.iter().flatten().flat_map(|hit| hit.score.to_ne_bytes()));
         ResultBytes(bytes)
+    }
+}
+
+impl ResultBytes {
+    pub fn scores(scores: &[f32]) -> ResultBytes {
+        ResultBytes(scores.iter().flat_map(|score| score.to_ne_bytes()).collect())
+    }
+
+    pub fn positions(positions: &[u32]) -> ResultBytes {
+        ResultBytes(positions.iter().flat_map(|position| position.to_ne_bytes()).collect())
     }
 }
 

@@ -181,3 +181,32 @@ pub fn search_batch(env: &Env, channel: Arc<Channel>, ticket: f64, request: Sear
         channel.send(Completion { ticket, outcome });
     }));
 }
+
+/// Where a slot-scoring call's work is posted: scoring given slots, or an MMR pick over them.
+pub enum SlotWork {
+    Score,
+    Mmr { lambda: f32, limit: usize },
+}
+
+/// Scores `slots` against `query` (or picks among them by MMR) on a kernel thread and posts the
+/// result to the completion channel under `ticket`: scores f32 × slots, or positions u32 × picked.
+pub fn score_slots(
+    env: &Env,
+    channel: Arc<Channel>,
+    ticket: f64,
+    index: Arc<VectorIndex>,
+    query: Vec<f32>,
+    slots: Uint32Array,
+    work: SlotWork,
+) {
+    pool(env).submit(Box::new(move || {
+        let outcome = guarded(|| match work {
+            SlotWork::Score => index.score_slots(&query, &slots).map(|scores| ResultBytes::scores(&scores)).map_err(from_kernel),
+            SlotWork::Mmr { lambda, limit } => {
+                index.mmr_select(&query, &slots, lambda, limit).map(|positions| ResultBytes::positions(&positions)).map_err(from_kernel)
+            }
+        });
+        drop(slots);
+        channel.send(Completion { ticket, outcome });
+    }));
+}

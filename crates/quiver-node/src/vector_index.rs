@@ -7,7 +7,7 @@
 use crate::completions::{Channel, CompletionChannel};
 use crate::errors::{closed, from_kernel, guarded, invalid, Result};
 use crate::result_bytes::ResultBytes;
-use crate::tasks::{self, run_file_job, run_waiting, Queries, SearchRequest};
+use crate::tasks::{self, run_file_job, run_waiting, Queries, SearchRequest, SlotWork};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use quiver_core::{IndexParams, Metric, VectorIndex};
@@ -236,6 +236,31 @@ impl NativeVectorIndex {
             allowed,
         };
         guarded(|| tasks::search_now(&request))
+    }
+
+    /// Starts scoring `slots` against `query` with the search's own distance routine; the result
+    /// arrives on the completion channel under `ticket`: scores f32 × slots (NaN: no live vector).
+    #[napi(catch_unwind)]
+    pub fn score_slots(&self, env: Env, ticket: f64, query: Float32ArraySlice<'_>, slots: Uint32Array) -> Result<()> {
+        tasks::score_slots(&env, Arc::clone(&self.channel), ticket, self.index()?, query.to_vec(), slots, SlotWork::Score);
+        Ok(())
+    }
+
+    /// Starts a maximal-marginal-relevance pick among `slots` (lambda = 1 - diversity); the
+    /// result arrives under `ticket`: positions into `slots` (u32 × picked), in pick order.
+    #[napi(catch_unwind)]
+    pub fn mmr_select(
+        &self,
+        env: Env,
+        ticket: f64,
+        query: Float32ArraySlice<'_>,
+        slots: Uint32Array,
+        lambda: f64,
+        limit: u32,
+    ) -> Result<()> {
+        let work = SlotWork::Mmr { lambda: lambda as f32, limit: limit as usize };
+        tasks::score_slots(&env, Arc::clone(&self.channel), ticket, self.index()?, query.to_vec(), slots, work);
+        Ok(())
     }
 
     /// Stored vectors of `slots`, row by row (NaN rows for empty slots). Lock-free reads.
