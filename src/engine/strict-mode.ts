@@ -114,10 +114,14 @@ export class StrictMode {
     if (maximum !== undefined && count > maximum) throw exceeded('searches', count, maximum);
   }
 
-  /** A parsed filter: conditions, condition size, and (by purpose) unindexed fields. */
-  checkFilter(summary: FilterSummary, purpose: 'retrieve' | 'update'): void {
+  /**
+   * A parsed filter: conditions, condition size, and (by purpose) unindexed fields. `summarize`
+   * runs only when strict mode is on, so filters cost nothing extra otherwise.
+   */
+  checkFilter(summarize: () => FilterSummary, purpose: 'retrieve' | 'update'): void {
     const config = this.active;
     if (!config) return;
+    const summary = summarize();
     if (config.filter_max_conditions !== undefined && summary.conditions > config.filter_max_conditions) {
       throw exceeded('conditions', summary.conditions, config.filter_max_conditions);
     }
