@@ -106,6 +106,11 @@ export const errors = {
     new QuiverError('invalid_input', `Bad request: Fusion queries cannot be combined with the 'using' field.${where}`),
   fusionWithoutPrefetch: (where: string) => new QuiverError('invalid_input', `Bad request: cannot apply Fusion without prefetches${where}`),
 
+  // Strict mode (docs/api.md §4.5), in Qdrant's wording: what was exceeded, then what to do.
+  strictMode: (description: string, help: string) => new QuiverError('invalid_input', `Bad request: ${description}. Help: ${help}`),
+  rateLimited: (kind: 'read' | 'write', retryAfterSeconds: number) =>
+    new QuiverError('too_many_requests', `Rate limiting exceeded: ${kind === 'read' ? 'Read' : 'Write'} rate limit exceeded, retry after ${retryAfterSeconds} s`),
+
   internal: (operation: FailedOperation, cause: unknown) =>
     new QuiverError('internal', `${operation} failed: ${cause instanceof Error ? cause.message : String(cause)}`, { cause }),
   notImplemented: (feature: string) => new QuiverError('not_implemented', `${feature} is not implemented in QuiverDB`),

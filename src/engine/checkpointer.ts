@@ -38,6 +38,8 @@ export class Checkpointer {
   /** A kernel call failed after its batch was written: checkpoints would lie, so none is taken. */
   private fault: Error | undefined;
   private scheduled = false;
+  /** A checkpoint is being written (GET C/optimizations reports it). */
+  private saving = false;
   /** Per vector name, how many vectors the graph had linked when the last checkpoint was saved. */
   private readonly indexedCounts = new Map<string, number>();
 
@@ -53,6 +55,10 @@ export class Checkpointer {
 
   get kernelFault(): Error | undefined {
     return this.fault;
+  }
+
+  get isSaving(): boolean {
+    return this.saving;
   }
 
   /** Start-up: the state recovery found. `indexedCounts` only for indexes loaded from a checkpoint. */
@@ -133,10 +139,15 @@ export class Checkpointer {
       const started = performance.now();
       await mkdir(directory, { recursive: true });
       const indexedCounts = new Map<string, number>();
-      for (const [vectorName, index] of indexes) {
-        // Counted before saving: a save never holds less than this, so no progress is missed.
-        indexedCounts.set(vectorName, index.stats().indexedCount);
-        await index.save(checkpointPath(directory, vectorName), covered);
+      this.saving = true;
+      try {
+        for (const [vectorName, index] of indexes) {
+          // Counted before saving: a save never holds less than this, so no progress is missed.
+          indexedCounts.set(vectorName, index.stats().indexedCount);
+          await index.save(checkpointPath(directory, vectorName), covered);
+        }
+      } finally {
+        this.saving = false;
       }
       for (const [vectorName, count] of indexedCounts) this.indexedCounts.set(vectorName, count);
       this.checkpointedOperation = covered;

@@ -3,7 +3,7 @@
 // do not act on yet are still validated, stored and echoed, so Qdrant clients see what they sent.
 // The request schemas themselves are in ./collection-request-schemas.ts.
 import type { Distance } from '../native/vector-index.js';
-import type { CreateCollectionRequest, UpdateCollectionRequest, VectorParams } from './collection-request-schemas.js';
+import type { CreateCollectionRequest, StrictModeConfig, UpdateCollectionRequest, VectorParams } from './collection-request-schemas.js';
 
 type Json = Record<string, unknown>;
 
@@ -11,6 +11,11 @@ type Json = Record<string, unknown>;
 export interface CollectionConfig {
   /** `single`: one unnamed vector (stored under the name ""); `named`: a map of names. */
   vectors_shape: 'single' | 'named';
+  /**
+   * The single unnamed vector was declared as a map `{"": {...}}` (LangChain does): it behaves
+   * as the unnamed vector and is echoed in the map form it was given (docs/api.md §4.1).
+   */
+  unnamed_vector_as_map?: true;
   vectors: Record<string, Json & { size: number; distance: Distance }>;
   shard_number: number;
   sharding_method?: string;
@@ -22,7 +27,7 @@ export interface CollectionConfig {
   optimizer_config: Json;
   wal_config: Json;
   quantization_config: Json | null;
-  strict_mode_config?: Json;
+  strict_mode_config?: StrictModeConfig;
   metadata?: Json;
 }
 
@@ -66,6 +71,25 @@ export class ConfigProblem extends Error {
   }
 }
 
+/**
+ * `quantization` is Qdrant's accepted alias of `quantization_config` (docs/api.md §4.1): the one
+ * given, or a ConfigProblem when both are.
+ */
+function quantizationOf<Value>(request: { quantization_config?: Value; quantization?: Value }, where: string): Value | undefined {
+  if (request.quantization_config != null && request.quantization != null) {
+    throw new ConfigProblem(`${where}quantization`, 'give either quantization_config or quantization, not both');
+  }
+  return request.quantization_config ?? request.quantization ?? undefined;
+}
+
+/** The stored form of one vector's parameters: nulls removed, the quantization alias folded in. */
+function storedVectorParams(params: VectorParams, where: string): CollectionConfig['vectors'][string] {
+  const quantization = quantizationOf(params, `${where}.`);
+  const { quantization: _alias, ...rest } = params;
+  const stored = withoutNulls({ ...rest, quantization_config: quantization }) as CollectionConfig['vectors'][string];
+  return stored;
+}
+
 export interface ConfigLimits {
   max_vector_size: number;
 }
@@ -82,13 +106,15 @@ export function buildCollectionConfig(request: CreateCollectionRequest, limits: 
   const sparse = request.sparse_vectors ?? undefined;
   if (vectorsInput === undefined && (sparse === undefined || Object.keys(sparse).length === 0)) return 'vectors_config_required';
   const field = request.vectors_config != null ? 'vectors_config' : 'vectors';
-  const shape: 'single' | 'named' = isSingleVectorParams(vectorsInput) ? 'single' : 'named';
+  // A map holding only "" is the unnamed vector, as in Qdrant (its default vector name is "").
+  const onlyUnnamedInMap =
+    vectorsInput !== undefined && !isSingleVectorParams(vectorsInput) && Object.keys(vectorsInput).length === 1 && unnamedVector in vectorsInput;
+  const shape: 'single' | 'named' = isSingleVectorParams(vectorsInput) || onlyUnnamedInMap ? 'single' : 'named';
   const namedInput: Record<string, VectorParams> =
     vectorsInput === undefined ? {} : isSingleVectorParams(vectorsInput) ? { [unnamedVector]: vectorsInput } : (vectorsInput as Record<string, VectorParams>);
   const vectors: CollectionConfig['vectors'] = {};
   for (const [name, params] of Object.entries(namedInput)) {
-    const where = shape === 'single' ? field : `${field}.${name}`;
-    if (shape === 'named' && name === unnamedVector) throw new ConfigProblem(where, 'a vector name must not be empty');
+    const where = isSingleVectorParams(vectorsInput) ? field : `${field}.${name === unnamedVector ? '""' : name}`;
     if (params.size > limits.max_vector_size) {
       throw new ConfigProblem(`${where}.size`, `vector size ${params.size} is above the limit of ${limits.max_vector_size}`);
     }
@@ -96,13 +122,15 @@ export function buildCollectionConfig(request: CreateCollectionRequest, limits: 
     if (params.datatype != null && params.datatype !== 'float32') {
       throw new ConfigProblem(`${where}.datatype`, `only float32 vectors are supported (got ${params.datatype})`);
     }
-    vectors[name] = withoutNulls(params) as CollectionConfig['vectors'][string];
+    vectors[name] = storedVectorParams(params, where);
   }
   for (const name of Object.keys(sparse ?? {})) {
     if (name in vectors) throw new ConfigProblem(`sparse_vectors.${name}`, 'a sparse vector must not share a name with a dense vector');
   }
+  const quantization = quantizationOf(request, '');
   const config: CollectionConfig = {
     vectors_shape: shape,
+    ...(onlyUnnamedInMap ? { unnamed_vector_as_map: true as const } : {}),
     vectors,
     shard_number: request.shard_number ?? 1,
     replication_factor: request.replication_factor ?? 1,
@@ -111,11 +139,11 @@ export function buildCollectionConfig(request: CreateCollectionRequest, limits: 
     hnsw_config: { ...defaultHnswConfig, ...withoutNulls(request.hnsw_config ?? {}) } as CollectionConfig['hnsw_config'],
     optimizer_config: { ...defaultOptimizerConfig, ...withoutNulls(request.optimizers_config ?? {}) },
     wal_config: { ...defaultWalConfig, ...withoutNulls(request.wal_config ?? {}) },
-    quantization_config: request.quantization_config ? withoutNulls(request.quantization_config) : null,
+    quantization_config: quantization ? withoutNulls(quantization) : null,
   };
   if (request.sharding_method != null) config.sharding_method = request.sharding_method;
   if (sparse !== undefined) config.sparse_vectors = withoutNulls(sparse) as Record<string, Json>;
-  if (request.strict_mode_config != null) config.strict_mode_config = request.strict_mode_config;
+  if (request.strict_mode_config != null) config.strict_mode_config = withoutNulls(request.strict_mode_config);
   if (request.metadata != null) config.metadata = request.metadata;
   return config;
 }
@@ -136,9 +164,11 @@ export function applyCollectionUpdate(current: CollectionConfig, update: UpdateC
     const vector = next.vectors[name];
     if (!vector) throw new ConfigProblem(`vectors.${name === '' ? '""' : name}`, `vector name ${JSON.stringify(name)} does not exist in this collection`);
     if (diff.hnsw_config != null) vector.hnsw_config = { ...(vector.hnsw_config as Json | undefined), ...withoutNulls(diff.hnsw_config) };
-    if (diff.quantization_config === 'Disabled') delete vector.quantization_config;
-    else if (diff.quantization_config != null) vector.quantization_config = withoutNulls(diff.quantization_config);
+    const quantization = quantizationOf(diff, `vectors.${name === '' ? '""' : name}.`);
+    if (quantization === 'Disabled') delete vector.quantization_config;
+    else if (quantization != null) vector.quantization_config = withoutNulls(quantization);
     if (diff.on_disk != null) vector.on_disk = diff.on_disk;
+    if (diff.memory != null) vector.memory = diff.memory;
   }
   if (update.optimizers_config != null) next.optimizer_config = { ...next.optimizer_config, ...withoutNulls(update.optimizers_config) };
   if (update.params != null) {
@@ -148,15 +178,16 @@ export function applyCollectionUpdate(current: CollectionConfig, update: UpdateC
     if (params.on_disk_payload != null) next.on_disk_payload = params.on_disk_payload;
   }
   if (update.hnsw_config != null) next.hnsw_config = { ...next.hnsw_config, ...(withoutNulls(update.hnsw_config) as Json) } as CollectionConfig['hnsw_config'];
-  if (update.quantization_config === 'Disabled') next.quantization_config = null;
-  else if (update.quantization_config != null) next.quantization_config = withoutNulls(update.quantization_config);
+  const quantization = quantizationOf(update, '');
+  if (quantization === 'Disabled') next.quantization_config = null;
+  else if (quantization != null) next.quantization_config = withoutNulls(quantization);
   if (update.sparse_vectors != null) {
     for (const name of Object.keys(update.sparse_vectors)) {
       if (name in next.vectors) throw new ConfigProblem(`sparse_vectors.${name}`, 'a sparse vector must not share a name with a dense vector');
     }
     next.sparse_vectors = { ...next.sparse_vectors, ...(withoutNulls(update.sparse_vectors) as Record<string, Json>) };
   }
-  if (update.strict_mode_config != null) next.strict_mode_config = { ...next.strict_mode_config, ...update.strict_mode_config };
+  if (update.strict_mode_config != null) next.strict_mode_config = { ...next.strict_mode_config, ...withoutNulls(update.strict_mode_config) };
   if (update.metadata != null) {
     const metadata = mergeMetadata(next.metadata, update.metadata);
     if (metadata) next.metadata = metadata;
@@ -168,7 +199,7 @@ export function applyCollectionUpdate(current: CollectionConfig, update: UpdateC
 /** The `config` object of CollectionInfo, in Qdrant's shape. */
 export function describeCollectionConfig(config: CollectionConfig): Json {
   const params: Json = {
-    vectors: config.vectors_shape === 'single' ? config.vectors[unnamedVector] : config.vectors,
+    vectors: config.vectors_shape === 'single' && !config.unnamed_vector_as_map ? config.vectors[unnamedVector] : config.vectors,
     shard_number: config.shard_number,
     replication_factor: config.replication_factor,
     write_consistency_factor: config.write_consistency_factor,

@@ -13,7 +13,7 @@ function Nullable<Schema extends TSchema>(schema: Schema) {
 }
 
 /** Keys whose objects are free JSON where a null is meaningful (metadata: null removes a key). */
-const freeJsonKeys = new Set(['metadata', 'strict_mode_config', 'init_from']);
+const freeJsonKeys = new Set(['metadata', 'init_from']);
 
 /** A request without its "default" nulls, except inside free-JSON objects. */
 export function withoutDefaultNulls(value: unknown): unknown {
@@ -30,6 +30,12 @@ const strict = { additionalProperties: false } as const;
 const PositiveInteger = Type.Integer({ minimum: 1 });
 const NonNegativeInteger = Type.Integer({ minimum: 0 });
 
+/**
+ * Qdrant v1.19's memory tier of one stored structure (docs/api.md §4.1): accepted, validated and
+ * echoed; QuiverDB keeps everything in RAM, so it changes nothing yet.
+ */
+export const MemoryTierSchema = Type.Union([Type.Literal('pinned'), Type.Literal('cached'), Type.Literal('cold')]);
+
 export const DistanceSchema = Type.Union([Type.Literal('Cosine'), Type.Literal('Euclid'), Type.Literal('Dot'), Type.Literal('Manhattan')]);
 
 export const HnswConfigSchema = Type.Object(
@@ -41,6 +47,7 @@ export const HnswConfigSchema = Type.Object(
     on_disk: Nullable(Type.Boolean()),
     payload_m: Nullable(NonNegativeInteger),
     inline_storage: Nullable(Type.Boolean()),
+    memory: Nullable(MemoryTierSchema),
   },
   strict,
 );
@@ -52,6 +59,7 @@ const ScalarQuantization = Type.Object(
         type: Type.Literal('int8'),
         quantile: Nullable(Type.Number({ minimum: 0.5, maximum: 1 })),
         always_ram: Nullable(Type.Boolean()),
+        memory: Nullable(MemoryTierSchema),
       },
       strict,
     ),
@@ -64,6 +72,7 @@ const ProductQuantization = Type.Object(
       {
         compression: Type.Union(['x4', 'x8', 'x16', 'x32', 'x64'].map((value) => Type.Literal(value))),
         always_ram: Nullable(Type.Boolean()),
+        memory: Nullable(MemoryTierSchema),
       },
       strict,
     ),
@@ -75,6 +84,7 @@ const BinaryQuantization = Type.Object(
     binary: Type.Object(
       {
         always_ram: Nullable(Type.Boolean()),
+        memory: Nullable(MemoryTierSchema),
         encoding: Nullable(Type.Union(['one_bit', 'two_bits', 'one_and_half_bits'].map((value) => Type.Literal(value)))),
         query_encoding: Nullable(Type.Union(['default', 'binary', 'scalar4bits', 'scalar8bits'].map((value) => Type.Literal(value)))),
       },
@@ -91,7 +101,10 @@ export const VectorParamsSchema = Type.Object(
     distance: DistanceSchema,
     hnsw_config: Nullable(HnswConfigSchema),
     quantization_config: Nullable(QuantizationConfigSchema),
+    quantization: Nullable(QuantizationConfigSchema),
     on_disk: Nullable(Type.Boolean()),
+    // Original vectors live in a memory map in Qdrant: they can be cached or cold, never pinned.
+    memory: Nullable(Type.Union([Type.Literal('cached'), Type.Literal('cold')])),
     datatype: Nullable(Type.Union(['float32', 'float16', 'uint8'].map((value) => Type.Literal(value)))),
     multivector_config: Nullable(Type.Object({ comparator: Type.Literal('max_sim') }, strict)),
   },
@@ -141,6 +154,38 @@ export const SparseVectorParamsSchema = Type.Object(
 );
 
 const FreeObject = Type.Record(Type.String(), Type.Unknown());
+
+/**
+ * Qdrant's StrictModeConfig (docs/api.md §4.5). The limits are enforced by ./strict-mode.ts;
+ * the per-vector multivector and sparse limits are kept as given.
+ */
+export const StrictModeConfigSchema = Type.Object(
+  {
+    enabled: Nullable(Type.Boolean()),
+    max_query_limit: Nullable(PositiveInteger),
+    max_timeout: Nullable(PositiveInteger),
+    unindexed_filtering_retrieve: Nullable(Type.Boolean()),
+    unindexed_filtering_update: Nullable(Type.Boolean()),
+    search_max_hnsw_ef: Nullable(PositiveInteger),
+    search_allow_exact: Nullable(Type.Boolean()),
+    search_max_oversampling: Nullable(Type.Number({ minimum: 1 })),
+    upsert_max_batchsize: Nullable(PositiveInteger),
+    search_max_batchsize: Nullable(PositiveInteger),
+    max_collection_vector_size_bytes: Nullable(PositiveInteger),
+    read_rate_limit: Nullable(PositiveInteger),
+    write_rate_limit: Nullable(PositiveInteger),
+    max_collection_payload_size_bytes: Nullable(PositiveInteger),
+    max_points_count: Nullable(PositiveInteger),
+    filter_max_conditions: Nullable(PositiveInteger),
+    condition_max_size: Nullable(PositiveInteger),
+    multivector_config: Nullable(Type.Record(Type.String(), Type.Object({ max_vectors: Nullable(PositiveInteger) }, strict))),
+    sparse_config: Nullable(Type.Record(Type.String(), Type.Object({ max_length: Nullable(PositiveInteger) }, strict))),
+    max_payload_index_count: Nullable(PositiveInteger),
+    max_resident_memory_percent: Nullable(Type.Integer({ minimum: 1, maximum: 100 })),
+  },
+  strict,
+);
+export type StrictModeConfig = Static<typeof StrictModeConfigSchema>;
 const VectorsSchema = Type.Union([VectorParamsSchema, Type.Record(Type.String(), VectorParamsSchema)]);
 
 export const CreateCollectionSchema = Type.Object(
@@ -156,8 +201,10 @@ export const CreateCollectionSchema = Type.Object(
     wal_config: Nullable(WalConfigSchema),
     optimizers_config: Nullable(OptimizersConfigSchema),
     quantization_config: Nullable(QuantizationConfigSchema),
+    /** Qdrant's accepted alias of quantization_config; giving both is a 400. */
+    quantization: Nullable(QuantizationConfigSchema),
     sparse_vectors: Nullable(Type.Record(Type.String(), SparseVectorParamsSchema)),
-    strict_mode_config: Nullable(FreeObject),
+    strict_mode_config: Nullable(StrictModeConfigSchema),
     metadata: Nullable(FreeObject),
     init_from: Nullable(FreeObject),
   },
@@ -169,7 +216,9 @@ const VectorParamsDiffSchema = Type.Object(
   {
     hnsw_config: Nullable(HnswConfigSchema),
     quantization_config: Nullable(Type.Union([QuantizationConfigSchema, Type.Literal('Disabled')])),
+    quantization: Nullable(Type.Union([QuantizationConfigSchema, Type.Literal('Disabled')])),
     on_disk: Nullable(Type.Boolean()),
+    memory: Nullable(Type.Union([Type.Literal('cached'), Type.Literal('cold')])),
   },
   strict,
 );
@@ -191,8 +240,9 @@ export const UpdateCollectionSchema = Type.Object(
     ),
     hnsw_config: Nullable(HnswConfigSchema),
     quantization_config: Nullable(Type.Union([QuantizationConfigSchema, Type.Literal('Disabled')])),
+    quantization: Nullable(Type.Union([QuantizationConfigSchema, Type.Literal('Disabled')])),
     sparse_vectors: Nullable(Type.Record(Type.String(), SparseVectorParamsSchema)),
-    strict_mode_config: Nullable(FreeObject),
+    strict_mode_config: Nullable(StrictModeConfigSchema),
     metadata: Nullable(FreeObject),
   },
   strict,

@@ -20,6 +20,7 @@ import { InFlightVectors } from './in-flight-vectors.js';
 import type { PointSelector } from './point-selection.js';
 import { PointTable, type PointEntry } from './point-table.js';
 import { RecordView, vectorIndexNamed, type PointRecord } from './record-view.js';
+import { StrictMode } from './strict-mode.js';
 import { WritePath, type FailedOperationName, type PayloadChange, type PreparedPoint, type UpdateMode, type WriteResult } from './write-path.js';
 import { WriteQueue } from './write-queue.js';
 
@@ -74,6 +75,20 @@ export function vectorIndexOptions(config: CollectionConfig, vectorName: string)
   };
 }
 
+/**
+ * Whether searches of `vectorName` walk the graph: Qdrant's optimizers_config.indexing_threshold
+ * (KB of vectors; 0 = never) decides (docs/api.md §4.3). Below it, or at 0, every search is an
+ * exact scan and the vector counts as not indexed. The kernel links vectors in the background
+ * whatever this says (it has no switch for it); the graph is simply not used.
+ */
+export function graphInUse(config: CollectionConfig, vectorName: string, liveVectors: number): boolean {
+  const threshold = config.optimizer_config.indexing_threshold;
+  const thresholdKb = typeof threshold === 'number' ? threshold : 10_000;
+  if (thresholdKb === 0) return false;
+  const size = config.vectors[vectorName]?.size ?? 0;
+  return liveVectors * size * 4 > thresholdKb * 1024;
+}
+
 function concatenate(rows: Float32Array[], dimension: number): Float32Array {
   const joined = new Float32Array(rows.length * dimension);
   rows.forEach((row, position) => joined.set(row, position * dimension));
@@ -97,6 +112,8 @@ export class Collection {
   private deleting = false;
   /** What the modules above the engine add to this collection (filters, payload indexes). */
   readonly hooks: CollectionHooks;
+  /** The strict-mode checks (docs/api.md §4.5); they read the current configuration. */
+  readonly strictMode = new StrictMode(() => this.currentConfig.strict_mode_config);
 
   constructor(options: CollectionOptions) {
     this.number = options.number;
@@ -251,7 +268,8 @@ export class Collection {
     this.assertOperable();
     const index = this.vectorIndex(vectorName);
     if (query.length !== index.dimension) throw errors.dimensionMismatch('vector', index.dimension, query.length);
-    return this.table.reading(async () => this.livePointsOf(await index.search(query, k, options)));
+    const searchOptions = this.withThreshold(vectorName, index, options);
+    return this.table.reading(async () => this.livePointsOf(await index.search(query, k, searchOptions)));
   }
 
   /** Several queries under one vector name, in one kernel call. */
@@ -262,10 +280,17 @@ export class Collection {
       if (query.length !== index.dimension) throw errors.dimensionMismatch('vector', index.dimension, query.length);
     }
     if (queries.length === 0) return [];
+    const searchOptions = this.withThreshold(vectorName, index, options);
     return this.table.reading(async () => {
-      const found = await index.searchBatch(concatenate(queries, index.dimension), k, options);
+      const found = await index.searchBatch(concatenate(queries, index.dimension), k, searchOptions);
       return found.map((result) => this.livePointsOf(result));
     });
+  }
+
+  /** `options`, made exact while the indexing threshold keeps the graph out of use. */
+  private withThreshold(vectorName: string, index: VectorIndex, options: SearchOptions): SearchOptions {
+    if (options.exact === true || graphInUse(this.currentConfig, vectorName, index.stats().count)) return options;
+    return { ...options, exact: true };
   }
 
   /** A kernel result as points; a point deleted while the search ran is left out, never misreported. */
@@ -302,12 +327,14 @@ export class Collection {
     return this.records.retrieve(ids, payload, vector);
   }
 
-  /** CollectionInfo (docs/api.md §4). */
+  /** CollectionInfo (docs/api.md §4.3). */
   info(): Record<string, unknown> {
     let indexedVectors = 0;
     let yellow = false;
-    for (const index of this.indexes.values()) {
+    for (const [name, index] of this.indexes) {
       const stats = index.stats();
+      // A vector whose graph is not in use (indexing threshold) is searched exactly: not indexed.
+      if (!graphInUse(this.currentConfig, name, stats.count)) continue;
       indexedVectors += stats.indexedCount;
       if (stats.indexedCount < stats.count) yellow = true;
     }
@@ -315,19 +342,45 @@ export class Collection {
     return {
       status: kernelFault ? 'red' : yellow ? 'yellow' : 'green',
       optimizer_status: kernelFault ? { error: kernelFault.message } : 'ok',
+      // Nothing QuiverDB checks yields a warning yet; Qdrant lists configuration problems here.
+      warnings: [],
       indexed_vectors_count: indexedVectors,
       points_count: this.table.size,
       segments_count: 1,
       config: describeCollectionConfig(this.currentConfig),
       payload_schema: this.hooks.payloadSchema(),
+      update_queue: { length: this.queue.length },
     };
+  }
+
+  /** Background index work (docs/api.md §4.6): vectors still to link per name, and a checkpoint being saved. */
+  indexingProgress(): { vectors: { name: string; linked: number; total: number; graphInUse: boolean }[]; checkpointing: boolean } {
+    const vectors = [...this.indexes].map(([name, index]) => {
+      const stats = index.stats();
+      return { name, linked: stats.indexedCount, total: stats.count, graphInUse: graphInUse(this.currentConfig, name, stats.count) };
+    });
+    return { vectors, checkpointing: this.checkpointer.isSaving };
   }
 
   // ---- writes (write-path.ts) ----------------------------------------------------------------
 
   /** Upsert (list or batch form, already checked): each point replaced whole. */
   upsert(requested: PreparedPoint[], mode: UpdateMode, wait: boolean): Promise<WriteResult> {
+    this.checkWriteLimits(requested.map((point) => ({ key: point.key, vectors: point.vectors })));
     return this.writes.upsert(requested, mode, wait);
+  }
+
+  /** Strict mode's write limits (docs/api.md §4.5) for points about to be written, before anything is. */
+  private checkWriteLimits(points: { key: string; vectors: ReadonlyMap<string, Float32Array> }[]): void {
+    let vectorBytes = 0;
+    for (const index of this.indexes.values()) vectorBytes += index.stats().count * index.dimension * 4;
+    const added = new Set<string>();
+    for (const point of points) {
+      if (this.table.byKey(point.key) !== undefined || added.has(point.key)) continue;
+      added.add(point.key);
+      for (const vector of point.vectors.values()) vectorBytes += vector.length * 4;
+    }
+    this.strictMode.checkWrite({ batchSize: points.length, pointsAfter: this.table.size + added.size, vectorBytesAfter: vectorBytes });
   }
 
   /** Deletes the selected points; unknown ids are not an error. */
@@ -337,6 +390,7 @@ export class Collection {
 
   /** Replaces only the named vectors given; every id must exist (404 otherwise). */
   updateVectors(points: { id: PointId; vectors: Map<string, Float32Array> }[], wait: boolean): Promise<WriteResult> {
+    this.strictMode.checkWrite({ batchSize: points.length, pointsAfter: this.table.size, vectorBytesAfter: 0 });
     return this.writes.updateVectors(points, wait);
   }
 

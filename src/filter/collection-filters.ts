@@ -15,6 +15,7 @@ import { parsePath, PathSyntaxError, type PayloadPath } from '../payload/path.js
 import type { PointView } from './evaluate.js';
 import { parseFilter, type FilterLimits } from './parse.js';
 import { estimateCount, filterSlots, type FilterTarget } from './plan.js';
+import { summarizeFilter } from './strict-filter.js';
 import { SlotSet } from '../points/slot-set.js';
 import type { Filter } from './types.js';
 
@@ -56,7 +57,7 @@ export class CollectionFilters implements FilterTarget, CollectionHooks {
 
   /** Hook: deletes and payload writes by filter; the engine calls this inside the write queue. */
   selectByFilter(filter: unknown, field: string): PointEntry[] {
-    const slots = filterSlots(this.parse(filter, field), this);
+    const slots = filterSlots(this.parse(filter, field, 'update'), this);
     const entries: PointEntry[] = [];
     slots.forEach((slot) => {
       const entry = this.collection.pointBySlot(slot);
@@ -102,9 +103,14 @@ export class CollectionFilters implements FilterTarget, CollectionHooks {
     return this.collection.pointById(id)?.slot;
   }
 
-  /** Parses a request's filter with the configured bounds; 400 naming `field` when malformed. */
-  parse(filter: unknown, field = 'filter'): Filter | undefined {
-    return parseFilter(filter, this.limits, field);
+  /**
+   * Parses a request's filter with the configured bounds; 400 naming `field` when malformed, or
+   * when it breaks the collection's strict mode (`purpose`: a read, or a write by filter).
+   */
+  parse(filter: unknown, field = 'filter', purpose: 'retrieve' | 'update' = 'retrieve'): Filter | undefined {
+    const parsed = parseFilter(filter, this.limits, field);
+    if (parsed) this.collection.strictMode.checkFilter(() => summarizeFilter(parsed, this.indexes), purpose);
+    return parsed;
   }
 
   /** Every live point id in id order (docs/api.md §2). */
@@ -232,6 +238,7 @@ export function createFieldIndex(collection: Collection, fieldName: string, fiel
   const filters = filtersOf(collection);
   const path = parseFieldName(fieldName);
   const definition = parseIndexDefinition(fieldSchema);
+  if (!filters.indexes.forPath(path.text)) collection.strictMode.checkPayloadIndexCount(filters.indexes.size);
   const record: IndexRecord = { format: indexRecordFormat, field_name: path.text, definition };
   return collection.writeExtension(indexNamespace, { put: { [path.text]: record } }, {
     wait,

@@ -33,6 +33,7 @@ export interface ScrollResult {
 }
 
 export function scroll(collection: Collection, request: ScrollRequest): ScrollResult {
+  collection.strictMode.checkLimit(request.limit);
   collection.assertOperable();
   collection.checkVectorSelection(request.vector);
   const filters = filtersOf(collection);

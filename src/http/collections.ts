@@ -1,5 +1,5 @@
-// Collection routes (docs/api.md §3, §4): list, info, create, update, delete, exists.
-import type { TSchema } from '@sinclair/typebox';
+// Collection routes (docs/api.md §3, §4): list, info, create, update, delete, exists, optimizations.
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import type { FastifyInstance } from 'fastify';
 import {
@@ -10,6 +10,7 @@ import {
   type CreateCollectionRequest,
   type UpdateCollectionRequest,
 } from '../engine/collection-request-schemas.js';
+import { describeOptimizations, parseOptimizationsDetails } from '../engine/optimizations.js';
 import { CollectionParamsSchema, ReadQuerySchema, WriteQuerySchema, type CollectionParams } from '../points/request-schemas.js';
 import { success } from './envelope.js';
 import { routeSettings } from './route-config.js';
@@ -55,6 +56,12 @@ function checkCreate(body: unknown): CreateCollectionRequest {
 }
 const checkUpdate = bodyChecker<UpdateCollectionRequest>(UpdateCollectionSchema);
 
+const OptimizationsQuerySchema = Type.Object({
+  with: Type.Optional(Type.String({ maxLength: 256 })),
+  completed_limit: Type.Optional(Type.Integer({ minimum: 0 })),
+});
+type OptimizationsQuery = Static<typeof OptimizationsQuerySchema>;
+
 export function registerCollectionRoutes(app: FastifyInstance): void {
   const registry = () => app.collections;
 
@@ -90,6 +97,15 @@ export function registerCollectionRoutes(app: FastifyInstance): void {
     '/collections/:collection_name',
     { config: routeSettings({ permission: 'write' }), schema: { params: CollectionParamsSchema, querystring: WriteQuerySchema } },
     async (request, reply) => success(reply, await registry().delete(request.params.collection_name)),
+  );
+
+  app.get<{ Params: CollectionParams; Querystring: OptimizationsQuery }>(
+    '/collections/:collection_name/optimizations',
+    { config: routeSettings({ permission: 'read' }), schema: { params: CollectionParamsSchema, querystring: OptimizationsQuerySchema } },
+    async (request, reply) => {
+      const chosen = parseOptimizationsDetails(request.query.with);
+      return success(reply, describeOptimizations(registry().get(request.params.collection_name), chosen));
+    },
   );
 
   app.get<{ Params: CollectionParams }>(

@@ -14,9 +14,11 @@ import { registerQueryRoutes } from './query.js';
 import { registerScrollRoutes } from './scroll.js';
 import { registerSearchMatrixRoutes } from './search-matrix.js';
 import { registerSearchRoutes } from './search.js';
+import { registerStrictModeGuard } from './strict-mode-guard.js';
 
 export function registerRoutes(app: FastifyInstance): void {
   registerCollectionNameGuard(app);
+  registerStrictModeGuard(app);
   registerHealthRoutes(app);
   registerAuthRoutes(app);
   registerCollectionRoutes(app);

@@ -53,8 +53,9 @@ function knownNames(layout: VectorLayout): string {
 export function parsePointVectors(value: unknown, field: string, layout: VectorLayout): Map<string, Float32Array> {
   const vectors = new Map<string, Float32Array>();
   if (Array.isArray(value)) {
+    // A plain list is the vector named "" (Qdrant's default name), in any collection that has one.
     const dimension = layout.dimensions.get('');
-    if (layout.shape !== 'single' || dimension === undefined) {
+    if (dimension === undefined) {
       throw errors.invalidField(field, `this collection has named vectors (${knownNames(layout)}): give {"name": [numbers]}`);
     }
     vectors.set('', parseDenseVector(value, field, dimension));

@@ -96,6 +96,7 @@ export function compareFacetHits(left: FacetHit, right: FacetHit): number {
 }
 
 export function facetCounts(collection: Collection, request: FacetRequest): FacetResponse {
+  collection.strictMode.checkLimit(request.limit);
   collection.assertOperable();
   const path = parseKey(request.key);
   const filters = filtersOf(collection);

@@ -43,6 +43,8 @@ export interface SearchTuning {
   ef?: number;
   /** True: brute force, never the graph. */
   exact: boolean;
+  /** `quantization.oversampling` as sent: no effect yet, but strict mode bounds it. */
+  oversampling?: number;
 }
 
 export interface LookupSpec {

@@ -61,6 +61,8 @@ function checkOffset(field: string, value: number, limits: RequestLimits): numbe
 function tuningOf(params: SearchParams | null | undefined): SearchTuning {
   const tuning: SearchTuning = { exact: params?.exact === true };
   if (params?.hnsw_ef !== undefined && params.hnsw_ef !== null && params.hnsw_ef > 0) tuning.ef = params.hnsw_ef;
+  const oversampling = params?.quantization?.oversampling;
+  if (oversampling !== undefined && oversampling !== null) tuning.oversampling = oversampling;
   return tuning;
 }
 

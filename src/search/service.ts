@@ -22,8 +22,15 @@ function checkLookups(stage: QueryStage, environment: QueryEnvironment): void {
   for (const child of stage.prefetches) checkLookups(child, environment);
 }
 
+/** Strict mode's search limits (docs/api.md §4.5) for a stage and every prefetch under it. */
+function checkStrictMode(collection: Collection, stage: QueryStage): void {
+  collection.strictMode.checkSearch({ limit: stage.limit, exact: stage.tuning.exact, ef: stage.tuning.ef, oversampling: stage.tuning.oversampling });
+  for (const child of stage.prefetches) checkStrictMode(collection, child);
+}
+
 export async function runPlan(collection: Collection, environment: QueryEnvironment, plan: QueryPlan): Promise<ScoredPoint[]> {
   collection.assertOperable();
+  checkStrictMode(collection, plan);
   checkLookups(plan, environment);
   // An unknown with_vector name is a 400 before any work.
   collection.checkVectorSelection(vectorSelection(plan.withVector, false), plan.field === '' ? 'with_vector' : `${plan.field}.with_vector`);
@@ -37,6 +44,8 @@ export async function runPlan(collection: Collection, environment: QueryEnvironm
  */
 export async function runPlans(collection: Collection, environment: QueryEnvironment, plans: readonly QueryPlan[]): Promise<ScoredPoint[][]> {
   collection.assertOperable();
+  collection.strictMode.checkSearchBatch(plans.length);
+  for (const plan of plans) checkStrictMode(collection, plan);
   const answers: (ScoredPoint[] | undefined)[] = new Array(plans.length);
   const batched = new Set<number>();
   const work: Promise<void>[] = [];

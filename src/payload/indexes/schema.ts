@@ -20,8 +20,8 @@ const tokenizers: readonly Tokenizer[] = ['word', 'whitespace', 'prefix', 'multi
 // is_principal) are stored and echoed, the others change how the index answers. Text
 // `phrase_matching` is stored and echoed too, but phrases always work: the text index narrows to
 // points holding every term and the planner checks the order on their payloads.
-const allowedParams: Record<PayloadSchemaType, readonly string[]> = {
-  keyword: ['is_tenant', 'on_disk'],
+const typeParams: Record<PayloadSchemaType, readonly string[]> = {
+  keyword: ['is_tenant', 'on_disk', 'prefix'],
   integer: ['lookup', 'range', 'is_principal', 'on_disk'],
   float: ['is_principal', 'on_disk'],
   bool: ['on_disk'],
@@ -30,6 +30,16 @@ const allowedParams: Record<PayloadSchemaType, readonly string[]> = {
   text: ['tokenizer', 'min_token_len', 'max_token_len', 'lowercase', 'phrase_matching', 'ascii_folding', 'stopwords', 'stemmer', 'on_disk'],
   geo: ['on_disk'],
 };
+
+// Every type also takes `enable_hnsw` (extra graph links per payload value in Qdrant; QuiverDB's
+// graph has none, so it is echoed only) and v1.19's `memory` tier (echoed only). Keyword `prefix`
+// marks the index as answering `match.prefix`, which strict mode's unindexed-filtering rule reads
+// (docs/api.md §6.5); the keyword index answers prefixes from its sorted values either way.
+const allowedParams = Object.fromEntries(
+  Object.entries(typeParams).map(([type, names]) => [type, [...names, 'enable_hnsw', 'memory']]),
+) as unknown as Record<PayloadSchemaType, readonly string[]>;
+
+const memoryTiers = ['pinned', 'cached', 'cold'];
 
 function isSchemaType(value: unknown): value is PayloadSchemaType {
   return typeof value === 'string' && (payloadSchemaTypes as readonly string[]).includes(value);
@@ -64,7 +74,12 @@ export function parseIndexDefinition(value: unknown, where = 'field_schema'): In
       throw errors.invalidField(`${where}.${key}`, `not a parameter of a ${type} index (expected ${allowedParams[type].join(', ') || 'none'})`);
     }
   }
-  for (const name of ['is_tenant', 'on_disk', 'lookup', 'range', 'is_principal', 'lowercase', 'phrase_matching', 'ascii_folding']) expectBoolean(value, name, where);
+  for (const name of ['is_tenant', 'on_disk', 'lookup', 'range', 'is_principal', 'lowercase', 'phrase_matching', 'ascii_folding', 'enable_hnsw', 'prefix']) {
+    expectBoolean(value, name, where);
+  }
+  if (value.memory !== undefined && value.memory !== null && !memoryTiers.includes(value.memory as string)) {
+    throw errors.invalidField(`${where}.memory`, `expected one of ${memoryTiers.join(', ')}, got ${JSON.stringify(value.memory)}`);
+  }
   if (type === 'integer' && value.lookup === false && value.range === false) {
     throw errors.invalidField(where, 'an integer index needs lookup or range (or both)');
   }
