@@ -21,12 +21,14 @@ import type { PointSelector } from './point-selection.js';
 import { PointTable, type PointEntry } from './point-table.js';
 import { RecordView, vectorIndexNamed, type PointRecord } from './record-view.js';
 import { WritePath, type FailedOperationName, type PayloadChange, type PreparedPoint, type UpdateMode, type WriteResult } from './write-path.js';
+import type { DraftOperation } from './write-draft.js';
 import { WriteQueue } from './write-queue.js';
 
 export { checkpointPath } from './checkpointer.js';
 export type { PointEntry } from './point-table.js';
 export type { PointRecord } from './record-view.js';
 export type { PreparedPoint, UpdateMode, WriteResult } from './write-path.js';
+export type { DraftOperation } from './write-draft.js';
 
 /**
  * Builds the hooks of one collection (collection-hooks.ts). The registry is given one at
@@ -128,6 +130,8 @@ export class Collection {
       maxPayloadBytes: options.settings.maxPayloadBytes,
       assertOperable: () => this.assertOperable(),
       selectByFilter: (filter, field) => this.hooks.selectByFilter(filter, field),
+      matchesPoint: (filter, point, field) =>
+        this.hooks.matchesPoint ? this.hooks.matchesPoint(filter, point, field) : withoutFilterHooks.matchesPoint(filter, point, field),
       payloadChanged: (change) => this.notifyPayload(change),
       logger: this.logger,
     });
@@ -338,6 +342,11 @@ export class Collection {
   /** Replaces only the named vectors given; every id must exist (404 otherwise). */
   updateVectors(points: { id: PointId; vectors: Map<string, Float32Array> }[], wait: boolean): Promise<WriteResult> {
     return this.writes.updateVectors(points, wait);
+  }
+
+  /** Several operations as one atomic write (docs/api.md §10); `labelled` names `operations[i]` in refusals. */
+  applyOperations(operations: readonly DraftOperation[], wait: boolean, labelled: boolean): Promise<WriteResult> {
+    return this.writes.applyOperations(operations, wait, labelled);
   }
 
   /** Rewrites the payloads of the selected points with `transform` (see WritePath.updatePayloads). */

@@ -1,6 +1,7 @@
 // Registers every route module. Each resource has one file in src/http; add it here.
 import type { FastifyInstance } from 'fastify';
 import { registerAuthRoutes } from './auth.js';
+import { registerBatchRoutes } from './batch.js';
 import { registerCollectionNameGuard } from './collection-name-guard.js';
 import { registerCollectionRoutes } from './collections.js';
 import { registerCountRoutes } from './count.js';
@@ -22,6 +23,7 @@ export function registerRoutes(app: FastifyInstance): void {
   registerCollectionRoutes(app);
   registerPointRoutes(app);
   registerPayloadRoutes(app);
+  registerBatchRoutes(app);
   registerPayloadIndexRoutes(app);
   registerCountRoutes(app);
   registerScrollRoutes(app);
