@@ -399,6 +399,28 @@ export class WritePath {
     });
   }
 
+  /**
+   * Removes every stored vector of `vectorName` in one logged batch (docs/api.md §4.5), then runs
+   * `change` (config record, memory, files). Always waited for. The log lists the slots that had
+   * the vector, so a restart between the two re-applies them (as removed) over a checkpoint.
+   */
+  removeVectorData(vectorName: string, change: () => Promise<void>): Promise<WriteResult> {
+    const { table, indexes } = this.options;
+    return this.write<null>('Collection operation', true, {
+      prepare: (_operationId, batch) => {
+        const index = indexes.get(vectorName);
+        const slots: number[] = [];
+        for (const entry of table.values()) {
+          batch.deleteVector(entry.slot, vectorName);
+          if (index?.has(entry.slot)) slots.push(entry.slot);
+        }
+        return { plan: null, kind: 'update_vectors', slots };
+      },
+      commit: () => undefined,
+      apply: change,
+    });
+  }
+
   /** 400 when a payload's JSON is above config.limits.max_payload_bytes. */
   checkPayloadSize(payloadJson: string, field: string): void {
     const limit = this.options.maxPayloadBytes;

@@ -71,8 +71,6 @@ export const notImplementedRoutes: readonly NotImplementedRoute[] = [
   { method: 'POST', url: `${C}/points/discover/batch`, feature: 'Discovery', permission: 'read', reason: 'spec' },
 
   // Point and collection operations not built yet.
-  { method: 'PUT', url: `${C}/vectors/:vector_name`, feature: 'Adding a named vector to a collection', permission: 'write', reason: 'later' },
-  { method: 'DELETE', url: `${C}/vectors/:vector_name`, feature: 'Removing a named vector from a collection', permission: 'write', reason: 'later' },
   { method: 'GET', url: `${C}/optimizations`, feature: 'Optimization progress', permission: 'read', reason: 'later' },
 
   // Distributed mode: one node has no cluster, shards or shard keys to manage.

@@ -15,12 +15,14 @@ import { registerQueryRoutes } from './query.js';
 import { registerScrollRoutes } from './scroll.js';
 import { registerSearchMatrixRoutes } from './search-matrix.js';
 import { registerSearchRoutes } from './search.js';
+import { registerVectorNameRoutes } from './vector-names.js';
 
 export function registerRoutes(app: FastifyInstance): void {
   registerCollectionNameGuard(app);
   registerHealthRoutes(app);
   registerAuthRoutes(app);
   registerCollectionRoutes(app);
+  registerVectorNameRoutes(app);
   registerPointRoutes(app);
   registerPayloadRoutes(app);
   registerBatchRoutes(app);
