@@ -11,6 +11,13 @@ export type Selection = { ids: number[] } | { where: (id: number, point: Referen
 export class WriteReference {
   readonly points = new Map<number, ReferencePoint>();
 
+  /** An independent copy, to compare a state with and without an operation. */
+  clone(): WriteReference {
+    const copy = new WriteReference();
+    for (const [id, point] of this.points) copy.points.set(id, structuredClone(point));
+    return copy;
+  }
+
   private selected(selection: Selection): number[] {
     if ('ids' in selection) return selection.ids.filter((id) => this.points.has(id));
     return [...this.points].filter(([id, point]) => selection.where(id, point)).map(([id]) => id);
