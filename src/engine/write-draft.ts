@@ -11,7 +11,7 @@ import type { Payload } from '../points/selectors.js';
 import type { CollectionBatch } from '../storage/collection-store.js';
 import type { PointSelector } from './point-selection.js';
 import type { PointEntry, PointTable } from './point-table.js';
-import type { PreparedPoint, UpdateMode } from './write-path.js';
+import type { PreparedPoint, UpdateMode } from './write-types.js';
 
 /** A point as a filter sees it while a write is staged: its staged entry and vector presence. */
 export interface StagedPoint {

@@ -17,17 +17,9 @@ import type { PointEntry, PointTable } from './point-table.js';
 import type { PointSelector } from './point-selection.js';
 import { WriteDraft, withinOperation, type DraftOperation, type DraftPlan, type StagedPoint } from './write-draft.js';
 import type { WriteQueue } from './write-queue.js';
+import type { PreparedPoint, UpdateMode } from './write-types.js';
 
-/** A point as a write request gives it, already checked (see src/points/upsert-request.ts). */
-export interface PreparedPoint {
-  id: PointId;
-  key: string;
-  vectors: Map<string, Float32Array>;
-  payload: Payload;
-  payloadJson: string;
-}
-
-export type UpdateMode = 'upsert' | 'insert_only' | 'update_only';
+export type { PreparedPoint, UpdateMode } from './write-types.js';
 
 export interface WriteResult {
   operation_id: number;
