@@ -34,6 +34,8 @@ export class CollectionFilters implements FilterTarget, CollectionHooks {
   private live = new SlotSet(64);
   /** Ids in id order, rebuilt after points come or go (payload edits keep it). */
   private sortedIds: PointId[] | undefined;
+  /** Filters of writes being staged, parsed once per request body object (matchesPoint). */
+  private readonly parsedFilters = new WeakMap<object, Filter | undefined>();
 
   constructor(
     readonly collection: Collection,
@@ -68,7 +70,12 @@ export class CollectionFilters implements FilterTarget, CollectionHooks {
 
   /** Hook: whether the filter accepts one point as a write stages it (batches, update_filter). */
   matchesPoint(filter: unknown, point: StagedPoint, field: string): boolean {
-    const parsed = this.parse(filter, field);
+    // One write asks this for every point it touched with the same filter object: parse it once.
+    let parsed: Filter | undefined;
+    if (typeof filter === 'object' && filter !== null) {
+      if (!this.parsedFilters.has(filter)) this.parsedFilters.set(filter, this.parse(filter, field));
+      parsed = this.parsedFilters.get(filter);
+    } else parsed = this.parse(filter, field);
     if (!parsed) return true;
     return matches(parsed, { idKey: point.entry.key, payload: point.entry.payload, hasVector: (name) => point.hasVector(name) }, evaluationOptionsFor(this));
   }
