@@ -295,9 +295,16 @@ describe('update_filter — conditional updates', () => {
   });
 
   it('update_filter — a malformed filter is a 400 naming update_filter', async () => {
-    const { name } = await newCollection(base);
+    const { name, reference } = await newCollection(base);
     const response = await server.request('PUT', `/collections/${name}/points`, { points: [{ id: 1, vector: { text: [1, 1, 1] } }], update_filter: { must: [{ key: 'n', range: { gt: 'x' } }] } });
     expect(response.status).toBe(400);
     expect(response.body.status.error).toMatch(/update_filter/);
+    // Also when every point is new, so the filter would never be evaluated.
+    const onlyNew = await server.request('POST', `/collections/${name}/points/batch`, {
+      operations: [{ upsert: { points: [{ id: 77, vector: { text: [1, 1, 1] } }], update_filter: { must: [{ key: 'n', range: { gt: 'x' } }] } } }],
+    });
+    expect(onlyNew.status).toBe(400);
+    expect(onlyNew.body.status.error).toMatch(/^operations\[0\]: upsert\.update_filter/);
+    expect(await stored(name)).toEqual(reference.records());
   });
 });

@@ -56,6 +56,9 @@ export interface DraftPlan {
   deleted: PointEntry[];
 }
 
+/** A point of no collection, to check a filter's shape by evaluating it once. */
+const probePoint: PointEntry = { id: 0, key: '0', slot: 0, version: 0, payload: {} };
+
 export class WriteDraft {
   private readonly points = new Map<string, DraftPoint>();
 
@@ -154,6 +157,8 @@ export class WriteDraft {
   private upsert(requested: PreparedPoint[], mode: UpdateMode, updateFilter: unknown, filterField: string): void {
     // The same id twice in one request: the last one wins, as in Qdrant.
     const points = [...new Map(requested.map((point) => [point.key, point])).values()];
+    // A malformed filter is a 400 even when every point is new and it is never evaluated.
+    if (updateFilter !== undefined && updateFilter !== null) this.context.matchesPoint(updateFilter, this.view(probePoint), filterField);
     for (const point of points) {
       const existing = this.current(point.key);
       if (mode === 'insert_only' && existing) continue;
