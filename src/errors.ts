@@ -52,6 +52,8 @@ export const errors = {
   invalidInput: (message: string) => new QuiverError('invalid_input', message),
   /** A field of the request is wrong; `field` is a dotted path such as `points[3].vector`. */
   invalidField: (field: string, problem: string) => new QuiverError('invalid_input', `${field}: ${problem}`),
+  /** A refusal of one operation of `POST .../points/batch`: same kind, message prefixed `operations[i]`. */
+  withinOperation: (position: number, error: QuiverError) => new QuiverError(error.kind, `operations[${position}]: ${error.message}`, { cause: error }),
   malformedJson: (detail: string) => new QuiverError('invalid_input', `Format error in JSON body: ${detail}`),
   bodyTooLarge: (limitBytes: number) =>
     new QuiverError('invalid_input', `Request body is larger than the limit of ${limitBytes} bytes`),

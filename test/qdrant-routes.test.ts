@@ -162,8 +162,8 @@ describe('unknown routes and the checks before a 501', () => {
 
   it('501 routes — the official client sees the 501 and its message', async () => {
     const refusals = [
-      () => server.client.batchUpdate(probeCollection, { operations: [] }),
-      () => server.client.deleteVectors(probeCollection, { points: [1], vector: ['extra'] }),
+      () => server.client.listSnapshots(probeCollection),
+      () => server.client.recommend(probeCollection, { positive: [1], limit: 1 }),
       () => server.client.createSnapshot(probeCollection),
     ];
     for (const refusal of refusals) {

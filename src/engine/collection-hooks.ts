@@ -4,6 +4,7 @@
 // effects and the engine imports nothing from above it.
 import { errors } from '../errors.js';
 import type { PointEntry } from './point-table.js';
+import type { StagedPoint } from './write-draft.js';
 import type { PayloadChange } from './write-path.js';
 
 export type { PayloadChange } from './write-path.js';
@@ -16,6 +17,12 @@ export interface CollectionHooks {
    * 400 naming `field` for a bad filter (nothing has been written at that point).
    */
   selectByFilter(filter: unknown, field: string): Iterable<PointEntry>;
+  /**
+   * Whether `filter` accepts one point as a write is staging it (not yet committed): batches
+   * and `update_filter` (docs/api.md §10). May throw a 400 naming `field` for a bad filter.
+   * Optional: without it, such filters are refused as withoutFilterHooks refuses them.
+   */
+  matchesPoint?(filter: unknown, point: StagedPoint, field: string): boolean;
   /** Told of every payload change once it is in memory: `before` undefined = new point, `after` undefined = deleted. */
   payloadChanged(change: PayloadChange): void;
   /** CollectionInfo's `payload_schema`. */
@@ -29,8 +36,11 @@ export interface CollectionHooks {
  * 400 — never silently ignored, which would, for a delete, mean "delete nothing" and look like
  * success.
  */
-export const withoutFilterHooks: CollectionHooks = {
+export const withoutFilterHooks: Required<CollectionHooks> = {
   selectByFilter: (_filter, field) => {
+    throw errors.invalidField(field, 'selecting points by filter is not supported yet');
+  },
+  matchesPoint: (_filter, _point, field) => {
     throw errors.invalidField(field, 'selecting points by filter is not supported yet');
   },
   payloadChanged: () => undefined,

@@ -22,6 +22,8 @@ import { validateCollectionName } from './collection-name.js';
 import { recoverCollection } from './collection-recovery.js';
 import { Collection, type CollectionHooksFactory } from './collection.js';
 import type { LifecycleStep } from './engine.js';
+import { withoutVectorName, withVectorName, type VectorNameConfig } from './vector-name-config.js';
+import type { WriteResult } from './write-path.js';
 import { WriteQueue } from './write-queue.js';
 
 const collectionRecordFormat = 1;
@@ -214,6 +216,40 @@ export class CollectionRegistry {
         sync: this.options.config.storage.fsync,
       });
       collection.setConfig(next);
+    });
+  }
+
+  /** `PUT C/vectors/{vector_name}` (docs/api.md §4.7): the record and the collection change together. */
+  async createVector(name: string, vectorName: string, request: VectorNameConfig): Promise<WriteResult> {
+    return this.changes.run(async () => {
+      const collection = this.get(name);
+      let change: ReturnType<typeof withVectorName>;
+      try {
+        change = withVectorName(collection.config, vectorName, request, this.options.config.limits);
+      } catch (error) {
+        throw configProblemToError(error);
+      }
+      return collection.addVector(vectorName, change.config, change.kind, (config) => this.persistConfig(collection, config));
+    });
+  }
+
+  /** `DELETE C/vectors/{vector_name}` (docs/api.md §4.7). */
+  async deleteVector(name: string, vectorName: string): Promise<WriteResult> {
+    return this.changes.run(async () => {
+      const collection = this.get(name);
+      let change: ReturnType<typeof withoutVectorName>;
+      try {
+        change = withoutVectorName(collection.config, vectorName);
+      } catch (error) {
+        throw configProblemToError(error);
+      }
+      return collection.removeVector(vectorName, change.config, (config) => this.persistConfig(collection, config));
+    });
+  }
+
+  private async persistConfig(collection: Collection, config: CollectionConfig): Promise<void> {
+    await this.store.put(collectionRecordKey(collection.number), encodeJsonRecord(collectionRecordFormat, { name: collection.name, state: 'active', config } satisfies CollectionRecord), {
+      sync: this.options.config.storage.fsync,
     });
   }
 

@@ -3,7 +3,7 @@
 // queue as ONE atomic batch of its store, written before it is acknowledged), the record view
 // (reads), and the checkpointer. The kernel is derived state: checkpoints plus the log rebuild
 // it (collection-recovery.ts).
-import { mkdir } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import type { Logger } from 'pino';
 import { errors } from '../errors.js';
 import { createVectorIndex } from '../native/index.js';
@@ -13,7 +13,7 @@ import type { Payload, PayloadSelection, VectorSelection } from '../points/selec
 import type { VectorLayout } from '../points/vectors.js';
 import { CollectionStore } from '../storage/collection-store.js';
 import type { Database } from '../storage/database.js';
-import { Checkpointer } from './checkpointer.js';
+import { Checkpointer, checkpointPath } from './checkpointer.js';
 import { describeCollectionConfig, effectiveHnswConfig, type CollectionConfig } from './collection-config.js';
 import { withoutFilterHooks, type CollectionHooks } from './collection-hooks.js';
 import { InFlightVectors } from './in-flight-vectors.js';
@@ -22,12 +22,14 @@ import { PointTable, type PointEntry } from './point-table.js';
 import { RecordView, vectorIndexNamed, type PointRecord } from './record-view.js';
 import { StrictMode } from './strict-mode.js';
 import { WritePath, type FailedOperationName, type PayloadChange, type PreparedPoint, type UpdateMode, type WriteResult } from './write-path.js';
+import type { DraftOperation } from './write-draft.js';
 import { WriteQueue } from './write-queue.js';
 
 export { checkpointPath } from './checkpointer.js';
 export type { PointEntry } from './point-table.js';
 export type { PointRecord } from './record-view.js';
 export type { PreparedPoint, UpdateMode, WriteResult } from './write-path.js';
+export type { DraftOperation } from './write-draft.js';
 
 /**
  * Builds the hooks of one collection (collection-hooks.ts). The registry is given one at
@@ -145,6 +147,8 @@ export class Collection {
       maxPayloadBytes: options.settings.maxPayloadBytes,
       assertOperable: () => this.assertOperable(),
       selectByFilter: (filter, field) => this.hooks.selectByFilter(filter, field),
+      matchesPoint: (filter, point, field) =>
+        this.hooks.matchesPoint ? this.hooks.matchesPoint(filter, point, field) : withoutFilterHooks.matchesPoint(filter, point, field),
       payloadChanged: (change) => this.notifyPayload(change),
       logger: this.logger,
     });
@@ -394,6 +398,11 @@ export class Collection {
     return this.writes.updateVectors(points, wait);
   }
 
+  /** Several operations as one atomic write (docs/api.md §10); `labelled` names `operations[i]` in refusals. */
+  applyOperations(operations: readonly DraftOperation[], wait: boolean, labelled: boolean): Promise<WriteResult> {
+    return this.writes.applyOperations(operations, wait, labelled);
+  }
+
   /** Rewrites the payloads of the selected points with `transform` (see WritePath.updatePayloads). */
   updatePayloads(
     selector: PointSelector,
@@ -420,6 +429,52 @@ export class Collection {
   /** Every extension record of `namespace`: key -> the JSON value written by writeExtension. */
   readExtension(namespace: string): Promise<Map<string, unknown>> {
     return this.store.extension(namespace);
+  }
+
+  // ---- vector names (docs/api.md §4.7) --------------------------------------------------------
+
+  /**
+   * Adds vector `name` with configuration `next`, in the write queue: `persist` stores the
+   * collection record first, then a dense vector gets an empty index (points have none of it
+   * until written). A checkpoint file left by an earlier vector of that name is removed first,
+   * so it can never be loaded for the new one.
+   */
+  async addVector(name: string, next: CollectionConfig, kind: 'dense' | 'sparse', persist: (config: CollectionConfig) => Promise<void>): Promise<WriteResult> {
+    this.assertOperable();
+    return this.queue.run(async () => {
+      this.assertOperable();
+      await rm(checkpointPath(this.directory, name), { force: true });
+      const index = kind === 'dense' ? createVectorIndex(vectorIndexOptions(next, name)) : undefined;
+      try {
+        await persist(next);
+      } catch (error) {
+        index?.close();
+        throw errors.internal('Collection operation', error);
+      }
+      this.currentConfig = next;
+      if (index) this.indexes.set(name, index);
+      return { operation_id: this.lastOperationId, status: 'completed' } satisfies WriteResult;
+    });
+  }
+
+  /**
+   * Removes vector `name`: its stored vectors in one logged batch, then the collection record
+   * (`persist`), then its index and checkpoint file. A crash between the steps leaves either the
+   * vector configured with fewer vectors, or gone with a stray file that a later add removes.
+   */
+  removeVector(name: string, next: CollectionConfig, persist: (config: CollectionConfig) => Promise<void>): Promise<WriteResult> {
+    return this.writes.removeVectorData(name, async () => {
+      await persist(next);
+      this.currentConfig = next;
+      const index = this.indexes.get(name);
+      this.indexes.delete(name);
+      if (index) {
+        // Releasing native memory under a running search would fail it; let searches finish first.
+        await this.table.waitForReads();
+        index.close();
+      }
+      await rm(checkpointPath(this.directory, name), { force: true });
+    });
   }
 
   // ---- checkpoints (checkpointer.ts) and life cycle -------------------------------------------

@@ -15,18 +15,11 @@ import type { Checkpointer } from './checkpointer.js';
 import type { InFlightVectors } from './in-flight-vectors.js';
 import type { PointEntry, PointTable } from './point-table.js';
 import type { PointSelector } from './point-selection.js';
+import { WriteDraft, withinOperation, type DraftOperation, type DraftPlan, type StagedPoint } from './write-draft.js';
 import type { WriteQueue } from './write-queue.js';
+import type { PreparedPoint, UpdateMode } from './write-types.js';
 
-/** A point as a write request gives it, already checked (see src/points/upsert-request.ts). */
-export interface PreparedPoint {
-  id: PointId;
-  key: string;
-  vectors: Map<string, Float32Array>;
-  payload: Payload;
-  payloadJson: string;
-}
-
-export type UpdateMode = 'upsert' | 'insert_only' | 'update_only';
+export type { PreparedPoint, UpdateMode } from './write-types.js';
 
 export interface WriteResult {
   operation_id: number;
@@ -57,6 +50,8 @@ export interface WritePathOptions {
   assertOperable: () => void;
   /** The live points a filter accepts, in the write queue; may throw a 400 for a bad filter. */
   selectByFilter: (filter: unknown, field: string) => Iterable<PointEntry>;
+  /** Whether a filter accepts one staged point (batches, update_filter); may throw a 400. */
+  matchesPoint: (filter: unknown, point: StagedPoint, field: string) => boolean;
   /** Told of every payload change once it is committed to memory. */
   payloadChanged: (change: PayloadChange) => void;
   logger: Logger;
@@ -319,6 +314,102 @@ export class WritePath {
           this.options.payloadChanged({ slot: entry.slot, id: entry.id, before: previous.payload, after: entry.payload });
         }
       },
+    });
+  }
+
+  /**
+   * Several operations as ONE atomic write (docs/api.md §10): staged in order on a draft (each
+   * sees the earlier ones' effects), then one store batch with one operation id. A refused
+   * operation refuses the whole write; `labelled` prefixes its message with `operations[i]`.
+   */
+  applyOperations(operations: readonly DraftOperation[], wait: boolean, labelled: boolean): Promise<WriteResult> {
+    const { table, indexes, inFlight } = this.options;
+    const single = operations.length === 1 ? operations[0]!.kind : undefined;
+    const kind: OperationKind = single === undefined ? 'batch' : single === 'delete_vectors' ? 'update_vectors' : single;
+    const failed: FailedOperationName = single === 'delete' ? 'Delete' : single === 'payload' ? 'Payload operation' : 'Upsert';
+    return this.write<DraftPlan>(failed, wait, {
+      prepare: (operationId, batch) => {
+        const draft = new WriteDraft(
+          {
+            table,
+            vectorNames: [...indexes.keys()],
+            hasStoredVector: (slot, name) => indexes.get(name)?.has(slot) ?? false,
+            selectByFilter: this.options.selectByFilter,
+            matchesPoint: this.options.matchesPoint,
+            checkPayloadSize: (payloadJson, field) => this.checkPayloadSize(payloadJson, field),
+          },
+          operationId,
+        );
+        try {
+          operations.forEach((operation, position) => {
+            try {
+              draft.stage(operation);
+            } catch (error) {
+              throw labelled ? withinOperation(position, error) : error;
+            }
+          });
+        } catch (error) {
+          table.releaseSlots(draft.allocatedSlots);
+          throw error;
+        }
+        const { plan, slots } = draft.finish(batch);
+        const created = plan.written.filter((change) => change.previous === undefined).map((change) => change.entry.slot);
+        return { plan, kind, slots, rollback: () => table.releaseSlots(created) };
+      },
+      commit: (plan) => {
+        for (const { previous, entry, vectors } of plan.written) {
+          if (vectors.size > 0) inFlight.set(entry.slot, vectors);
+          table.set(entry);
+          if (previous?.payload !== entry.payload) this.options.payloadChanged({ slot: entry.slot, id: entry.id, before: previous?.payload, after: entry.payload });
+        }
+        for (const entry of plan.deleted) {
+          table.remove(entry);
+          this.options.payloadChanged({ slot: entry.slot, id: entry.id, before: entry.payload, after: undefined });
+        }
+      },
+      apply: (plan) => {
+        const changedSlots = plan.written.filter((change) => change.vectors.size > 0).map((change) => change.entry.slot);
+        return inFlight.applying(changedSlots, async () => {
+          for (const [name, index] of indexes) {
+            const slots: number[] = [];
+            const rows: Float32Array[] = [];
+            const removed: number[] = plan.deleted.map((entry) => entry.slot);
+            for (const { entry, vectors } of plan.written) {
+              const vector = vectors.get(name);
+              if (vector) {
+                slots.push(entry.slot);
+                rows.push(vector);
+              } else if (vector === null) removed.push(entry.slot);
+            }
+            if (slots.length > 0) await index.upsert(Uint32Array.from(slots), concatenate(rows, index.dimension));
+            if (removed.length > 0) await index.delete(Uint32Array.from(removed));
+          }
+          // Only now can no new search return the deleted points' slots; running ones still might.
+          if (plan.deleted.length > 0) table.retireSlots(plan.deleted.map((entry) => entry.slot));
+        });
+      },
+    });
+  }
+
+  /**
+   * Removes every stored vector of `vectorName` in one logged batch (docs/api.md §4.7), then runs
+   * `change` (config record, memory, files). Always waited for. The log lists the slots that had
+   * the vector, so a restart between the two re-applies them (as removed) over a checkpoint.
+   */
+  removeVectorData(vectorName: string, change: () => Promise<void>): Promise<WriteResult> {
+    const { table, indexes } = this.options;
+    return this.write<null>('Collection operation', true, {
+      prepare: (_operationId, batch) => {
+        const index = indexes.get(vectorName);
+        const slots: number[] = [];
+        for (const entry of table.values()) {
+          batch.deleteVector(entry.slot, vectorName);
+          if (index?.has(entry.slot)) slots.push(entry.slot);
+        }
+        return { plan: null, kind: 'update_vectors', slots };
+      },
+      commit: () => undefined,
+      apply: change,
     });
   }
 

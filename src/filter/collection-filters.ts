@@ -12,9 +12,10 @@ import { comparePointIds, parsePointId, type PointId } from '../points/ids.js';
 import { FieldIndexes } from '../payload/indexes/field-indexes.js';
 import { parseIndexDefinition, type IndexDefinition } from '../payload/indexes/schema.js';
 import { parsePath, PathSyntaxError, type PayloadPath } from '../payload/path.js';
-import type { PointView } from './evaluate.js';
+import type { StagedPoint } from '../engine/write-draft.js';
+import { matches, type PointView } from './evaluate.js';
 import { parseFilter, type FilterLimits } from './parse.js';
-import { estimateCount, filterSlots, type FilterTarget } from './plan.js';
+import { estimateCount, evaluationOptionsFor, filterSlots, type FilterTarget } from './plan.js';
 import { summarizeFilter } from './strict-filter.js';
 import { SlotSet } from '../points/slot-set.js';
 import type { Filter } from './types.js';
@@ -34,6 +35,8 @@ export class CollectionFilters implements FilterTarget, CollectionHooks {
   private live = new SlotSet(64);
   /** Ids in id order, rebuilt after points come or go (payload edits keep it). */
   private sortedIds: PointId[] | undefined;
+  /** Filters of writes being staged, parsed once per request body object (matchesPoint). */
+  private readonly parsedFilters = new WeakMap<object, Filter | undefined>();
 
   constructor(
     readonly collection: Collection,
@@ -64,6 +67,18 @@ export class CollectionFilters implements FilterTarget, CollectionHooks {
       if (entry) entries.push(entry);
     });
     return entries;
+  }
+
+  /** Hook: whether the filter accepts one point as a write stages it (batches, update_filter). */
+  matchesPoint(filter: unknown, point: StagedPoint, field: string): boolean {
+    // One write asks this for every point it touched with the same filter object: parse it once.
+    let parsed: Filter | undefined;
+    if (typeof filter === 'object' && filter !== null) {
+      if (!this.parsedFilters.has(filter)) this.parsedFilters.set(filter, this.parse(filter, field));
+      parsed = this.parsedFilters.get(filter);
+    } else parsed = this.parse(filter, field);
+    if (!parsed) return true;
+    return matches(parsed, { idKey: point.entry.key, payload: point.entry.payload, hasVector: (name) => point.hasVector(name) }, evaluationOptionsFor(this));
   }
 
   private markLive(slot: number): void {

@@ -71,10 +71,6 @@ export const notImplementedRoutes: readonly NotImplementedRoute[] = [
   { method: 'POST', url: `${C}/points/discover/batch`, feature: 'Discovery', permission: 'read', reason: 'spec' },
 
   // Point and collection operations not built yet.
-  { method: 'POST', url: `${C}/points/batch`, feature: 'Batch update of points', permission: 'write', reason: 'later' },
-  { method: 'POST', url: `${C}/points/vectors/delete`, feature: 'Deleting vectors from points', permission: 'write', reason: 'later' },
-  { method: 'PUT', url: `${C}/vectors/:vector_name`, feature: 'Adding a named vector to a collection', permission: 'write', reason: 'later' },
-  { method: 'DELETE', url: `${C}/vectors/:vector_name`, feature: 'Removing a named vector from a collection', permission: 'write', reason: 'later' },
 
   // Distributed mode: one node has no cluster, shards or shard keys to manage.
   { method: 'GET', url: `${C}/cluster`, feature: 'Distributed mode', permission: 'read', reason: 'later' },

@@ -18,8 +18,8 @@ import {
   type WriteQuery,
 } from '../points/request-schemas.js';
 import { payloadSelection, vectorSelection, WithPayloadSchema, WithVectorSchema } from '../points/selectors.js';
+import { checkVectorUpdates } from '../points/batch-request.js';
 import { checkUpsertBody } from '../points/upsert-request.js';
-import { parsePointVectors } from '../points/vectors.js';
 import { success } from './envelope.js';
 import { routeSettings } from './route-config.js';
 
@@ -44,6 +44,7 @@ const UpsertBodySchema = Type.Object(
       ),
     ),
     update_mode: Type.Optional(UpdateModeSchema),
+    update_filter: Type.Optional(Type.Unknown()),
     shard_key: Type.Optional(Type.Unknown()),
   },
   strict,
@@ -76,6 +77,7 @@ type DeleteBody = Static<typeof DeleteBodySchema>;
 const UpdateVectorsBodySchema = Type.Object(
   {
     points: Type.Array(Type.Object({ id: PointIdSchema, vector: Type.Unknown() }, strict), { minItems: 1 }),
+    update_filter: Type.Optional(Type.Unknown()),
     shard_key: Type.Optional(Type.Unknown()),
   },
   strict,
@@ -118,6 +120,11 @@ export function registerPointRoutes(app: FastifyInstance): void {
       const collection = app.collections.get(request.params.collection_name);
       const points = checkUpsertBody(request.body, collection.vectorLayout, { maxPoints: limits.max_points_per_upsert, maxPayloadBytes: limits.max_payload_bytes });
       const mode = request.body.update_mode ?? request.query.update_mode ?? 'upsert';
+      const updateFilter = request.body.update_filter ?? undefined;
+      // A conditional update is staged so the filter sees each point's state (docs/api.md §10).
+      if (updateFilter !== undefined) {
+        return success(reply, await collection.applyOperations([{ kind: 'upsert', points, mode, updateFilter, field: '' }], request.query.wait ?? false, false));
+      }
       return success(reply, await collection.upsert(points, mode, request.query.wait ?? false));
     },
   );
@@ -164,22 +171,11 @@ export function registerPointRoutes(app: FastifyInstance): void {
     { config: routeSettings({ permission: 'write' }), schema: { params: CollectionParamsSchema, querystring: WriteQuerySchema, body: UpdateVectorsBodySchema } },
     async (request, reply) => {
       const collection = app.collections.get(request.params.collection_name);
-      const layout = collection.vectorLayout;
-      if (request.body.points.length > limits.max_points_per_upsert) {
-        throw errors.invalidField('points', `at most ${limits.max_points_per_upsert} points per request (got ${request.body.points.length})`);
+      const points = checkVectorUpdates(request.body.points, collection.vectorLayout, limits.max_points_per_upsert);
+      const updateFilter = request.body.update_filter ?? undefined;
+      if (updateFilter !== undefined) {
+        return success(reply, await collection.applyOperations([{ kind: 'update_vectors', points, updateFilter, field: '' }], request.query.wait ?? false, false));
       }
-      const points = request.body.points.map((point, position) => {
-        let id: PointId;
-        try {
-          id = parsePointId(point.id);
-        } catch (error) {
-          throw errors.invalidInput(`points[${position}].id: ${(error as Error).message}`);
-        }
-        const vectors = parsePointVectors(point.vector, `points[${position}].vector`, layout);
-        // `{}` names no vector: an update that changes nothing is a mistake, not a no-op.
-        if (vectors.size === 0) throw errors.invalidField(`points[${position}].vector`, 'must give at least one vector');
-        return { id, vectors };
-      });
       return success(reply, await collection.updateVectors(points, request.query.wait ?? false));
     },
   );

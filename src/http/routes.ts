@@ -1,6 +1,7 @@
 // Registers every route module. Each resource has one file in src/http; add it here.
 import type { FastifyInstance } from 'fastify';
 import { registerAuthRoutes } from './auth.js';
+import { registerBatchRoutes } from './batch.js';
 import { registerCollectionNameGuard } from './collection-name-guard.js';
 import { registerCollectionRoutes } from './collections.js';
 import { registerCountRoutes } from './count.js';
@@ -15,6 +16,7 @@ import { registerScrollRoutes } from './scroll.js';
 import { registerSearchMatrixRoutes } from './search-matrix.js';
 import { registerSearchRoutes } from './search.js';
 import { registerStrictModeGuard } from './strict-mode-guard.js';
+import { registerVectorNameRoutes } from './vector-names.js';
 
 export function registerRoutes(app: FastifyInstance): void {
   registerCollectionNameGuard(app);
@@ -22,8 +24,10 @@ export function registerRoutes(app: FastifyInstance): void {
   registerHealthRoutes(app);
   registerAuthRoutes(app);
   registerCollectionRoutes(app);
+  registerVectorNameRoutes(app);
   registerPointRoutes(app);
   registerPayloadRoutes(app);
+  registerBatchRoutes(app);
   registerPayloadIndexRoutes(app);
   registerCountRoutes(app);
   registerScrollRoutes(app);

@@ -6,7 +6,8 @@ import { decodeJsonRecord, encodeJsonRecord } from './codec.js';
 
 const operationFormat = 1;
 
-export type OperationKind = 'upsert' | 'delete' | 'update_vectors' | 'payload';
+// `batch`: several operations of POST .../points/batch written as one (docs/api.md §10).
+export type OperationKind = 'upsert' | 'delete' | 'update_vectors' | 'payload' | 'batch';
 
 export interface OperationEntry {
   kind: OperationKind;
