@@ -2,13 +2,15 @@
 // once per request into a small plan, then applied to each record.
 import { Type, type Static } from '@sinclair/typebox';
 import { errors } from '../errors.js';
+import { denyUnknownFields } from '../json/unknown-fields.js';
 import { isPlainObject, parsePath, PathSyntaxError, type PathSegment, type Payload, type PayloadPath } from '../payload/path.js';
 
 export const WithPayloadSchema = Type.Union([
   Type.Boolean(),
   Type.Array(Type.String()),
-  Type.Object({ include: Type.Union([Type.String(), Type.Array(Type.String())]) }, { additionalProperties: false }),
-  Type.Object({ exclude: Type.Union([Type.String(), Type.Array(Type.String())]) }, { additionalProperties: false }),
+  // Qdrant refuses unknown keys in these two (docs/api.md §1.4).
+  Type.Object({ include: Type.Union([Type.String(), Type.Array(Type.String())]) }, denyUnknownFields),
+  Type.Object({ exclude: Type.Union([Type.String(), Type.Array(Type.String())]) }, denyUnknownFields),
 ]);
 export type WithPayload = Static<typeof WithPayloadSchema>;
 
