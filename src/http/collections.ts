@@ -38,12 +38,16 @@ const vectorParamsCheck = TypeCompiler.Compile(VectorParamsSchema);
 
 /** The vectors field is one VectorParams or a map of them: check the form it was meant as, so
  * the error names e.g. `vectors.size`, not just "expected union value". */
-function checkVectorsField(body: Record<string, unknown>, field: 'vectors' | 'vectors_config'): void {
+function checkVectorsField(body: Record<string, unknown>, field: 'vectors' | 'vectors_config', logger?: IgnoredFieldsLogger): void {
   const vectors = body[field];
   if (typeof vectors !== 'object' || vectors === null || Array.isArray(vectors)) return;
   const single = 'size' in vectors || 'distance' in vectors;
   const entries: [string, unknown][] = single ? [[field, vectors]] : Object.entries(vectors).map(([name, params]) => [`${field}.${name}`, params]);
   for (const [where, params] of entries) {
+    if (!vectorParamsCheck.Check(params)) {
+      const ignored = removeIgnoredFields(vectorParamsCheck, params).map((path) => `${where}.${path}`);
+      logIgnoredFields(logger, 'PUT /collections/:collection_name', ignored);
+    }
     const first = vectorParamsCheck.Errors(params).First();
     if (!first) continue;
     const path = describeJsonPointer(first.path);
@@ -57,8 +61,8 @@ function checkCreate(body: unknown, logger?: IgnoredFieldsLogger): CreateCollect
   // Unknown fields go first, so the per-vector checks below see only known ones.
   if (!createCheck.Check(value)) logIgnoredFields(logger, 'PUT /collections/:collection_name', removeIgnoredFields(createCheck, value));
   if (typeof value === 'object' && value !== null) {
-    checkVectorsField(value as Record<string, unknown>, 'vectors_config');
-    checkVectorsField(value as Record<string, unknown>, 'vectors');
+    checkVectorsField(value as Record<string, unknown>, 'vectors_config', logger);
+    checkVectorsField(value as Record<string, unknown>, 'vectors', logger);
   }
   return checkCreateBody(value, logger);
 }

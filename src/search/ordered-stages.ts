@@ -7,7 +7,7 @@ import { scroll } from '../filter/scroll.js';
 import { comparePointIds } from '../points/ids.js';
 import { isCandidate } from './candidates.js';
 import { fieldPath } from './field-path.js';
-import { orderBoundary, orderByPath, orderValueOf } from './order-value.js';
+import { orderBoundary, orderByPath, orderValuesOf } from './order-value.js';
 import type { OrderBySpec, QueryStage } from './plan.js';
 import type { Scored, StageOutput } from './stage-output.js';
 
@@ -52,8 +52,8 @@ export function orderByIndex(collection: Collection, spec: OrderBySpec, filter: 
 }
 
 /**
- * order_by over prefetched points reads each point's payload: the candidates are few, and the
- * value chosen for a field with several values is the one the index walk would meet first.
+ * order_by over prefetched points reads each point's payload: the candidates are few. As in the
+ * index walk, a point comes once per distinct value it holds at the key.
  */
 export function orderByPayload(spec: OrderBySpec, stage: QueryStage, entries: Iterable<PointEntry>, limit: number): StageOutput {
   const field = `${fieldPath(stage.field, 'query')}.order_by`;
@@ -62,10 +62,10 @@ export function orderByPayload(spec: OrderBySpec, stage: QueryStage, entries: It
   const start = spec.startFrom === undefined ? undefined : orderBoundary(spec.startFrom, `${field}.start_from`);
   const ordered: Scored[] = [];
   for (const entry of entries) {
-    const value = orderValueOf(entry.payload, path, ascending);
-    if (value === undefined) continue;
-    if (start !== undefined && (ascending ? value < start : value > start)) continue;
-    ordered.push({ entry, score: 0, orderValue: value });
+    for (const value of orderValuesOf(entry.payload, path)) {
+      if (start !== undefined && (ascending ? value < start : value > start)) continue;
+      ordered.push({ entry, score: 0, orderValue: value });
+    }
   }
   ordered.sort((left, right) => {
     const difference = (left.orderValue as number) - (right.orderValue as number);
