@@ -40,15 +40,20 @@ export function pointsById(collection: Collection, filter: unknown, excluded: Re
  * order_by does (same 400 without a range index, same order for several values and ties).
  */
 export function orderByIndex(collection: Collection, spec: OrderBySpec, filter: unknown, excluded: ReadonlySet<string>, limit: number): StageOutput {
-  const found = scroll(collection, {
-    offset: undefined,
-    limit: limit + excluded.size,
-    filter,
-    orderBy: { key: spec.key, direction: spec.direction, startFrom: spec.startFrom },
-    payload: { kind: 'none' },
-    vector: { kind: 'none' },
-  });
-  return { order: spec.direction === 'asc' ? 'smaller_better' : 'larger_better', points: fromScroll(collection, found, excluded, limit) };
+  const order = spec.direction === 'asc' ? 'smaller_better' : 'larger_better';
+  // An excluded point takes one row per value it holds: ask for more until the page is full.
+  for (let wanted = limit + excluded.size; ; wanted *= 2) {
+    const found = scroll(collection, {
+      offset: undefined,
+      limit: wanted,
+      filter,
+      orderBy: { key: spec.key, direction: spec.direction, startFrom: spec.startFrom },
+      payload: { kind: 'none' },
+      vector: { kind: 'none' },
+    });
+    const points = fromScroll(collection, found, excluded, limit);
+    if (points.length === limit || found.points.length < wanted) return { order, points };
+  }
 }
 
 /**
