@@ -55,7 +55,7 @@ export function buildApp(config: Config, options: BuildOptions = {}): FastifyIns
     if (!route.config?.quiver) throw new Error(`route ${String(route.method)} ${route.url} has no quiver settings`);
   });
 
-  app.setValidatorCompiler(typeboxValidatorCompiler);
+  app.setValidatorCompiler(typeboxValidatorCompiler(logger));
   registerJsonBody(app);
   registerErrorHandling(app, bodyLimitBytes);
   registerReadinessGuard(app, engine);

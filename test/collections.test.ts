@@ -82,7 +82,6 @@ describe('create and describe', () => {
     [{ vectors: { size: 4, distance: 'Hamming' } }, 'distance'],
     [{ vectors: { size: 4, distance: 'Cosine' }, hnsw_config: { m: -1 } }, 'hnsw_config.m'],
     [{ vectors: { size: 4, distance: 'Cosine' }, quantization_config: { scalar: { type: 'int4' } } }, 'quantization_config'],
-    [{ vectors: { size: 4, distance: 'Cosine' }, unknown_option: true }, 'unknown_option'],
     [{ vectors: { size: 4, distance: 'Cosine' }, vectors_config: { size: 4, distance: 'Cosine' } }, 'vectors'],
   ])('create — a bad config %j answers 400 naming %s', async (body, field) => {
     const response = await server.request('PUT', '/collections/badconfig', body);

@@ -190,7 +190,7 @@ describe('facet — refusals', () => {
       [{ key: 'colour', limit: 0 }, 'limit'],
       [{ key: 'colour', limit: 10_001 }, 'limit'],
       [{ key: 'colour', exact: 'yes' }, 'exact'],
-      [{ key: 'colour', colour: 'red' }, 'colour'],
+      [{ key: 'colour', filter: { must: [], colour: 'red' } }, 'filter.colour'],
       [{ key: 'colour', filter: { must: [{ key: 'size', range: { gt: 'x' } }] } }, 'filter'],
       [{ key: 'a..b' }, 'key'],
     ];

@@ -207,7 +207,7 @@ describe('search matrix — refusals', () => {
       [{ using: 'nope' }, 'using'],
       [{ using: 5 }, 'using'],
       [{ using: 'image', filter: { must: [{ key: 'group', range: { gt: 'x' } }] } }, 'filter'],
-      [{ using: 'image', samples: 3 }, 'samples'],
+      [{ using: 'image', filter: { must: [], samples: 3 } }, 'filter.samples'],
     ];
     for (const format of ['pairs', 'offsets'] as const) {
       for (const [body, field] of cases) {

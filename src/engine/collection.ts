@@ -315,6 +315,14 @@ export class Collection {
     return this.records.storedVector(entry, vectorName);
   }
 
+  /**
+   * Whether a point holds the named vector ("" is the unnamed one). The one question the
+   * `has_vector` filter condition asks (docs/api.md §6); other vector kinds answer it here too.
+   */
+  hasVector(entry: PointEntry, vectorName: string): boolean {
+    return this.records.hasVector(entry, vectorName);
+  }
+
   /** Checks `with_vector` names against the collection (400 for an unknown one). */
   checkVectorSelection(selection: VectorSelection, field = 'with_vector'): void {
     this.records.checkVectorSelection(selection, field);

@@ -21,6 +21,12 @@ export class InFlightVectors {
     }
   }
 
+  /** Whether a write in flight gives `slot` the vector (true), removes it (false), or leaves it (undefined). */
+  holds(slot: number, vectorName: string): boolean | undefined {
+    const vector = this.bySlot.get(slot)?.get(vectorName);
+    return vector === undefined ? undefined : vector !== null;
+  }
+
   /**
    * The in-flight vector of a slot in stored form (Cosine: normalised, as the kernel stores it);
    * null when the write removes it, undefined when no write in flight touches it.

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { payloadSelection } from '../points/selectors.js';
 import { preparedPoint, TemporaryCollection } from './temporary-collection.js';
 
 let temporary: TemporaryCollection | undefined;
@@ -18,7 +19,7 @@ describe('record view', () => {
     const { collection } = temporary;
     await collection.upsert([preparedPoint(1, [1, 2], { a: 1, b: { c: 2 } })], 'upsert', true);
     expect(collection.retrieve([1, 404], { kind: 'all' }, { kind: 'all' })).toEqual([{ id: 1, payload: { a: 1, b: { c: 2 } }, vector: [1, 2] }]);
-    expect(collection.retrieve([1], { kind: 'include', paths: [['b', 'c']] }, { kind: 'none' })).toEqual([{ id: 1, payload: { b: { c: 2 } } }]);
+    expect(collection.retrieve([1], payloadSelection(['b.c'], true), { kind: 'none' })).toEqual([{ id: 1, payload: { b: { c: 2 } } }]);
     expect(collection.retrieve([1], { kind: 'none' }, { kind: 'named', names: [''] })).toEqual([{ id: 1, vector: [1, 2] }]);
   });
 

@@ -69,6 +69,16 @@ export class RecordView {
     return index.vectors(Uint32Array.of(entry.slot));
   }
 
+  /**
+   * Whether a point holds the vector `vectorName` as reads see it (a write in flight counts as
+   * applied); false for a name the collection does not have.
+   */
+  hasVector(entry: PointEntry, vectorName: string): boolean {
+    const index = this.options.indexes.get(vectorName);
+    if (!index) return false;
+    return this.options.inFlight.holds(entry.slot, vectorName) ?? index.has(entry.slot);
+  }
+
   /** Records for `entries`, in order, with the payload and vectors the selections ask for. */
   toRecords(entries: readonly PointEntry[], payload: PayloadSelection, vector: VectorSelection): PointRecord[] {
     const records: PointRecord[] = entries.map((entry) => {

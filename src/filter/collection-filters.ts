@@ -208,7 +208,7 @@ class EntryView implements PointView {
   }
 
   hasVector(name: string): boolean {
-    return this.collection.indexes.get(name)?.has(this.entry.slot) ?? false;
+    return this.collection.hasVector(this.entry, name);
   }
 }
 

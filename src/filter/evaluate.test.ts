@@ -157,6 +157,22 @@ describe('has_id, has_vector, nested', () => {
     expect(accepts({ has_vector: 'image' }, {}, {}, { vectors: ['image'] })).toBe(true);
     expect(accepts({ has_vector: 'text' }, {}, {}, { vectors: ['image'] })).toBe(false);
   });
+  it('slice: every id falls in exactly one of total slices, the same one every time', () => {
+    for (const idKey of ['0', '1', '2', '17', '424242424242424242', '550e8400-e29b-41d4-a716-446655440000']) {
+      const hits = [0, 1, 2, 3, 4].filter((index) => accepts({ slice: { total: 5, index } }, {}, {}, { idKey }));
+      expect(hits).toHaveLength(1);
+      expect(accepts({ slice: { total: 5, index: hits[0] } }, {}, {}, { idKey })).toBe(true);
+      expect(accepts({ slice: { total: 1, index: 0 } }, {}, {}, { idKey })).toBe(true);
+    }
+  });
+  it('slice: consecutive ids spread over the slices', () => {
+    const counts = [0, 0, 0, 0];
+    for (let id = 0; id < 4000; id += 1) {
+      const index = [0, 1, 2, 3].find((slice) => accepts({ slice: { total: 4, index: slice } }, {}, {}, { idKey: String(id) }))!;
+      counts[index]! += 1;
+    }
+    for (const count of counts) expect(count).toBeGreaterThan(850);
+  });
   it('nested: one array element must satisfy the whole inner filter', () => {
     const payload = { diet: [{ food: 'meat', likes: false }, { food: 'fish', likes: true }] };
     const inner = { must: [{ key: 'food', match: { value: 'meat' } }, { key: 'likes', match: { value: true } }] };

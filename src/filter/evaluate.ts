@@ -10,6 +10,7 @@ import { asGeoPoint, insideBoundingBox, insidePolygon, insideRadius, type GeoPoi
 import { formatPath, isPlainObject, valuesAt, type Payload, type PayloadPath } from '../payload/path.js';
 import { documentTerms, queryTerms, termMatchesWord, wordSequence, type TextIndexOptions } from '../payload/tokenize.js';
 import { integerKey, numericValue } from '../payload/values.js';
+import { sliceOf } from './slice.js';
 import { inRange, type Condition, type Filter, type IntegerValue } from './types.js';
 
 /** What a filter can ask of a point. */
@@ -99,6 +100,8 @@ function evaluateCondition(condition: Condition, point: PointView, scope: Scope)
       return condition.ids.has(point.idKey);
     case 'has_vector':
       return point.hasVector(condition.name);
+    case 'slice':
+      return sliceOf(point.idKey, condition.total) === condition.index;
     case 'nested': {
       const elements = valuesAt(point.payload, condition.key).filter(isPlainObject);
       const last = condition.key.segments[condition.key.segments.length - 1];
@@ -115,7 +118,7 @@ function evaluateCondition(condition: Condition, point: PointView, scope: Scope)
 
 // Written as plain loops: this runs once per point for every unindexed condition, and a
 // closure per call is measurable there.
-function evaluateField(condition: Exclude<Condition, { kind: 'group' | 'has_id' | 'has_vector' | 'nested' }>, values: unknown[], scope: Scope): boolean {
+function evaluateField(condition: Exclude<Condition, { kind: 'group' | 'has_id' | 'has_vector' | 'slice' | 'nested' }>, values: unknown[], scope: Scope): boolean {
   switch (condition.kind) {
     case 'match_value': {
       const expected = condition.value;

@@ -49,6 +49,7 @@ describe('filter parsing — shapes', () => {
           { is_null: { key: 'k' } },
           { has_id: [1, '550e8400-e29b-41d4-a716-446655440000'] },
           { has_vector: 'image' },
+          { slice: { total: 4, index: 1 } },
           { nested: { key: 'items', filter: { must: { key: 'a', match: { value: true } } } } },
           { should: [{ key: 'a', match: { value: 1 } }] },
         ],
@@ -58,7 +59,7 @@ describe('filter parsing — shapes', () => {
     )!;
     expect(filter.must.map((condition) => condition.kind)).toEqual([
       'match_value', 'match_any', 'match_except', 'match_text', 'match_text', 'match_text', 'match_prefix', 'range', 'datetime_range',
-      'geo_bounding_box', 'geo_radius', 'geo_polygon', 'values_count', 'is_empty', 'is_empty', 'is_null', 'has_id', 'has_vector', 'nested', 'group',
+      'geo_bounding_box', 'geo_radius', 'geo_polygon', 'values_count', 'is_empty', 'is_empty', 'is_null', 'has_id', 'has_vector', 'slice', 'nested', 'group',
     ]);
     expect(filter.minShould?.minCount).toBe(1);
   });
@@ -91,6 +92,10 @@ describe('filter parsing — refusals name the offending part', () => {
     [{ must: { key: 'a', values_count: { gt: -1 } } }, 'filter.must.values_count.gt: expected a non-negative integer'],
     [{ must: { has_id: [1, -5] } }, 'filter.must.has_id[1]: value -5 is not a valid point ID'],
     [{ must: { has_vector: 3 } }, 'filter.must.has_vector: expected a vector name'],
+    [{ must: { slice: { total: 0, index: 0 } } }, 'filter.must.slice.total: expected an integer from 1 to 4294967295'],
+    [{ must: { slice: { total: 3, index: 3 } } }, 'filter.must.slice.index: expected an integer from 0 to 2 (below total)'],
+    [{ must: { slice: { total: 3 } } }, 'filter.must.slice.index: expected an integer'],
+    [{ must: { slice: { total: 3, index: 0, seed: 1 } } }, 'filter.must.slice.seed: unknown field'],
     [{ must: { nested: { key: 'a' } } }, 'filter.must.nested.filter: missing required field'],
     [{ min_should: { conditions: [], min_count: -1 } }, 'filter.min_should.min_count: expected a non-negative integer'],
     [{ must: 'a' }, 'filter.must: expected an object'],

@@ -7,6 +7,7 @@ import { parseDatetime } from '../payload/datetime.js';
 import { isValidCoordinate, type GeoPoint } from '../payload/geo.js';
 import { isPlainObject, parsePath, PathSyntaxError, type PayloadPath } from '../payload/path.js';
 import { filterPointIdKey } from './point-id.js';
+import { maxSliceTotal } from './slice.js';
 import type { Condition, Filter, IntegerValue, RangeBounds } from './types.js';
 
 export interface FilterLimits {
@@ -115,6 +116,10 @@ function parseCondition(value: unknown, where: string, context: Context, depth: 
     if (typeof object.has_vector !== 'string') fail(`${where}.has_vector`, `expected a vector name, got ${describe(object.has_vector)}`);
     return { kind: 'has_vector', name: object.has_vector };
   }
+  if ('slice' in object) {
+    refuseUnknownKeys(object, ['slice'], where);
+    return parseSlice(object.slice, `${where}.slice`);
+  }
   if ('nested' in object) {
     refuseUnknownKeys(object, ['nested'], where);
     const nestedWhere = `${where}.nested`;
@@ -135,6 +140,20 @@ function parseCondition(value: unknown, where: string, context: Context, depth: 
     return { kind, key: parseKey(inner.key, `${where}.${kind}.key`), negated: false };
   }
   return { kind: 'group', filter: parseFilterAt(object, where, context, depth + 1) };
+}
+
+/** `{"slice": {"total", "index"}}`: `total` within [1, 2^32 - 1], `index` below it. */
+function parseSlice(value: unknown, where: string): Condition {
+  const slice = expectObject(value, where);
+  refuseUnknownKeys(slice, ['total', 'index'], where);
+  const { total, index } = slice;
+  if (typeof total !== 'number' || !Number.isSafeInteger(total) || total < 1 || total > maxSliceTotal) {
+    fail(`${where}.total`, `expected an integer from 1 to ${maxSliceTotal}, got ${describe(total)}`);
+  }
+  if (typeof index !== 'number' || !Number.isSafeInteger(index) || index < 0 || index >= total) {
+    fail(`${where}.index`, `expected an integer from 0 to ${total - 1} (below total), got ${describe(index)}`);
+  }
+  return { kind: 'slice', total, index };
 }
 
 /**

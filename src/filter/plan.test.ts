@@ -106,7 +106,9 @@ function randomCondition(random: () => number, depth: number): unknown {
     () => ({ is_empty: { key: pick(random, ['kw', 'n', 'items']) } }),
     () => ({ is_null: { key: 'kw' } }),
     () => ({ has_id: [0, 10, 20, 30, 400, 990] }),
-    () => ({ has_vector: 'image' }),
+    () => ({ has_vector: pick(random, ['image', '', 'missing']) }),
+    () => ({ slice: { total: pick(random, [1, 2, 3, 7]), index: 0 } }),
+    () => ({ slice: { total: 4, index: Math.floor(random() * 4) } }),
     () => ({ nested: { key: 'items', filter: { must: [{ key: 'kw', match: { value: pick(random, words) } }, { key: 'n', range: { gte: 2 } }] } } }),
     () => ({ key: 'items[].kw', match: { value: pick(random, words) } }),
   ]);

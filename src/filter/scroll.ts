@@ -83,14 +83,15 @@ function startValue(index: OrderedIndex, startFrom: OrderBy['startFrom']): numbe
 }
 
 /**
- * Walks the range index from start_from. A point with several values comes once, at the first
- * of them met in the walk's direction; points with equal values come in id order.
+ * Walks the range index from start_from. A point comes once per distinct value it holds at the
+ * key (at or past start_from), each time with that value as its order_value, as Qdrant answers;
+ * points with equal values come in id order. Paging is by start_from: the next page starts at
+ * the last order_value seen, and a caller drops the (id, value) pairs it already has.
  */
 function scrollOrdered(collection: Collection, request: ScrollRequest, orderBy: OrderBy, allowed: (slot: number) => boolean): ScrollResult {
   if (request.offset !== undefined) throw errors.invalidField('offset', 'cannot be combined with order_by: page with order_by.start_from instead');
   const index = orderedIndexFor(collection, orderBy.key);
   const start = startValue(index, orderBy.startFrom);
-  const seen = new Set<number>();
   const chosen: { entry: PointEntry; value: number }[] = [];
   let group: PointEntry[] = [];
   let groupValue = Number.NaN;
@@ -108,8 +109,7 @@ function scrollOrdered(collection: Collection, request: ScrollRequest, orderBy: 
       if (chosen.length === request.limit) return false;
       groupValue = value;
     }
-    if (seen.has(slot) || !allowed(slot)) return true;
-    seen.add(slot);
+    if (!allowed(slot)) return true;
     const entry = collection.pointBySlot(slot);
     if (entry) group.push(entry);
     return true;

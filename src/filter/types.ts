@@ -20,10 +20,12 @@ export type Condition =
   /** Canonical id keys (decimal integer or lowercase hyphenated UUID). */
   | { kind: 'has_id'; ids: Set<string> }
   | { kind: 'has_vector'; name: string }
+  /** The point's id hashes into slice `index` of `total` (filter/slice.ts). */
+  | { kind: 'slice'; total: number; index: number }
   | { kind: 'nested'; key: PayloadPath; filter: Filter };
 
 export function isFieldCondition(condition: Condition): condition is FieldCondition {
-  return condition.kind !== 'group' && condition.kind !== 'has_id' && condition.kind !== 'has_vector' && condition.kind !== 'nested';
+  return condition.kind !== 'group' && condition.kind !== 'has_id' && condition.kind !== 'has_vector' && condition.kind !== 'slice' && condition.kind !== 'nested';
 }
 
 export function inRange(value: number, bounds: RangeBounds): boolean {

@@ -14,30 +14,41 @@ import { describeOptimizations, parseOptimizationsDetails } from '../engine/opti
 import { CollectionParamsSchema, ReadQuerySchema, WriteQuerySchema, type CollectionParams } from '../points/request-schemas.js';
 import { success } from './envelope.js';
 import { routeSettings } from './route-config.js';
-import { describeJsonPointer, describeProblem, validationError } from './validation.js';
+import { describeJsonPointer, describeProblem, logIgnoredFields, removeIgnoredFields, validationError, type IgnoredFieldsLogger } from './validation.js';
 import { errors } from '../errors.js';
 
-/** Checks a body after removing its "default" nulls, so the error names the exact field. */
-function bodyChecker<Request>(schema: TSchema): (body: unknown) => Request {
+/**
+ * Checks a body after removing its "default" nulls, so the error names the exact field, and its
+ * unknown fields, which Qdrant ignores (docs/api.md §1.4; logged at debug level).
+ */
+function bodyChecker<Request>(schema: TSchema, route: string): (body: unknown, logger?: IgnoredFieldsLogger) => Request {
   const compiled = TypeCompiler.Compile(schema);
-  return (body) => {
+  return (body, logger) => {
     const value = withoutDefaultNulls(body ?? {});
-    if (!compiled.Check(value)) throw validationError(compiled, value, 'body');
+    if (!compiled.Check(value)) {
+      logIgnoredFields(logger, route, removeIgnoredFields(compiled, value));
+      if (!compiled.Check(value)) throw validationError(compiled, value, 'body');
+    }
     return value as Request;
   };
 }
 
-const checkCreateBody = bodyChecker<CreateCollectionRequest>(CreateCollectionSchema);
+const createCheck = TypeCompiler.Compile(CreateCollectionSchema);
+const checkCreateBody = bodyChecker<CreateCollectionRequest>(CreateCollectionSchema, 'PUT /collections/:collection_name');
 const vectorParamsCheck = TypeCompiler.Compile(VectorParamsSchema);
 
 /** The vectors field is one VectorParams or a map of them: check the form it was meant as, so
  * the error names e.g. `vectors.size`, not just "expected union value". */
-function checkVectorsField(body: Record<string, unknown>, field: 'vectors' | 'vectors_config'): void {
+function checkVectorsField(body: Record<string, unknown>, field: 'vectors' | 'vectors_config', logger?: IgnoredFieldsLogger): void {
   const vectors = body[field];
   if (typeof vectors !== 'object' || vectors === null || Array.isArray(vectors)) return;
   const single = 'size' in vectors || 'distance' in vectors;
   const entries: [string, unknown][] = single ? [[field, vectors]] : Object.entries(vectors).map(([name, params]) => [`${field}.${name}`, params]);
   for (const [where, params] of entries) {
+    if (!vectorParamsCheck.Check(params)) {
+      const ignored = removeIgnoredFields(vectorParamsCheck, params).map((path) => `${where}.${path}`);
+      logIgnoredFields(logger, 'PUT /collections/:collection_name', ignored);
+    }
     const first = vectorParamsCheck.Errors(params).First();
     if (!first) continue;
     const path = describeJsonPointer(first.path);
@@ -46,15 +57,17 @@ function checkVectorsField(body: Record<string, unknown>, field: 'vectors' | 've
   }
 }
 
-function checkCreate(body: unknown): CreateCollectionRequest {
+function checkCreate(body: unknown, logger?: IgnoredFieldsLogger): CreateCollectionRequest {
   const value = withoutDefaultNulls(body ?? {});
+  // Unknown fields go first, so the per-vector checks below see only known ones.
+  if (!createCheck.Check(value)) logIgnoredFields(logger, 'PUT /collections/:collection_name', removeIgnoredFields(createCheck, value));
   if (typeof value === 'object' && value !== null) {
-    checkVectorsField(value as Record<string, unknown>, 'vectors_config');
-    checkVectorsField(value as Record<string, unknown>, 'vectors');
+    checkVectorsField(value as Record<string, unknown>, 'vectors_config', logger);
+    checkVectorsField(value as Record<string, unknown>, 'vectors', logger);
   }
-  return checkCreateBody(value);
+  return checkCreateBody(value, logger);
 }
-const checkUpdate = bodyChecker<UpdateCollectionRequest>(UpdateCollectionSchema);
+const checkUpdate = bodyChecker<UpdateCollectionRequest>(UpdateCollectionSchema, 'PATCH /collections/:collection_name');
 
 const OptimizationsQuerySchema = Type.Object({
   with: Type.Optional(Type.String({ maxLength: 256 })),
@@ -79,7 +92,7 @@ export function registerCollectionRoutes(app: FastifyInstance): void {
     '/collections/:collection_name',
     { config: routeSettings({ permission: 'write' }), schema: { params: CollectionParamsSchema, querystring: WriteQuerySchema } },
     async (request, reply) => {
-      await registry().create(request.params.collection_name, checkCreate(request.body));
+      await registry().create(request.params.collection_name, checkCreate(request.body, request.log));
       return success(reply, true);
     },
   );
@@ -88,7 +101,7 @@ export function registerCollectionRoutes(app: FastifyInstance): void {
     '/collections/:collection_name',
     { config: routeSettings({ permission: 'write' }), schema: { params: CollectionParamsSchema, querystring: WriteQuerySchema } },
     async (request, reply) => {
-      await registry().update(request.params.collection_name, checkUpdate(request.body));
+      await registry().update(request.params.collection_name, checkUpdate(request.body, request.log));
       return success(reply, true);
     },
   );

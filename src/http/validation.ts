@@ -6,6 +6,7 @@ import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import { ValueErrorType, type ValueError } from '@sinclair/typebox/errors';
 import { Value } from '@sinclair/typebox/value';
 import { errors } from '../errors.js';
+import { deniesUnknownFields } from '../json/unknown-fields.js';
 
 /** `/points/0/vector` -> `points[0].vector`, the way users write paths. */
 export function describeJsonPointer(pointer: string): string {
@@ -191,6 +192,60 @@ export function mostSpecificError(error: ValueError, depth = 0): ValueError {
   return mostSpecificError(best[0]!, depth + 1);
 }
 
+function unescapePointerSegment(segment: string): string {
+  return segment.replaceAll('~1', '/').replaceAll('~0', '~');
+}
+
+/** Deletes the key a JSON pointer names (`/points/0/paylod`), if it is still there. */
+function deleteAtPointer(root: unknown, pointer: string): void {
+  const segments = pointer.split('/').slice(1).map(unescapePointerSegment);
+  const key = segments.pop();
+  let node = root;
+  for (const segment of segments) {
+    if (typeof node !== 'object' || node === null) return;
+    node = (node as Record<string, unknown>)[segment];
+  }
+  if (key !== undefined && isPlainObject(node)) delete node[key];
+}
+
+/** Rounds of removal: each can reveal the unknown keys of a union member chosen once others go. */
+const maxIgnoreRounds = 8;
+
+/**
+ * Removes from `value` (in place) every unknown key TypeBox reports where unknown keys are to be
+ * ignored, and returns their paths (`points[0].payload`). Keys of objects marked
+ * `denyUnknownFields`, and every other problem, stay for the error report. Valid values cost
+ * one Check; each round is one pass over the errors.
+ */
+export function removeIgnoredFields(compiled: TypeCheck<TSchema>, value: unknown): string[] {
+  const ignored = new Set<string>();
+  for (let round = 0; round < maxIgnoreRounds && !compiled.Check(value); round += 1) {
+    const pointers: string[] = [];
+    for (const error of compiled.Errors(value)) {
+      const specific = mostSpecificError(error);
+      if (specific.type !== ValueErrorType.ObjectAdditionalProperties) continue;
+      if (deniesUnknownFields(specific.schema)) continue;
+      pointers.push(specific.path);
+    }
+    if (pointers.length === 0) break;
+    for (const pointer of pointers) {
+      deleteAtPointer(value, pointer);
+      ignored.add(describeJsonPointer(pointer));
+    }
+  }
+  return [...ignored];
+}
+
+/** What a validator needs to say it ignored fields: a debug line, one per request. */
+export interface IgnoredFieldsLogger {
+  debug(object: object, message: string): void;
+}
+
+export function logIgnoredFields(logger: IgnoredFieldsLogger | undefined, route: string, ignored: string[]): void {
+  if (ignored.length === 0 || !logger) return;
+  logger.debug({ route, ignored_fields: ignored.slice(0, 20), ignored_count: ignored.length }, `ignored unknown body fields: ${ignored.slice(0, 5).join(', ')}${ignored.length > 5 ? ', ...' : ''}`);
+}
+
 /** Builds the registry's 400 for the first problem TypeBox finds in one request part. */
 export function validationError(compiled: TypeCheck<TSchema>, value: unknown, part: string) {
   const where = partNames[part] ?? part;
@@ -206,14 +261,22 @@ export function validationError(compiled: TypeCheck<TSchema>, value: unknown, pa
 
 /**
  * Fastify validator compiler. Query strings and path parameters arrive as text, so they are
- * converted to the declared types first ("true" -> true, "5" -> 5); bodies are checked as sent.
+ * converted to the declared types first ("true" -> true, "5" -> 5); bodies are checked as sent,
+ * after unknown fields are removed where Qdrant ignores them (logged at debug level).
  */
-export const typeboxValidatorCompiler: FastifySchemaCompiler<TSchema> = ({ schema, httpPart }) => {
-  const compiled = TypeCompiler.Compile(schema);
-  const converts = httpPart === 'querystring' || httpPart === 'params' || httpPart === 'headers';
-  return (input: unknown) => {
-    const value = converts ? Value.Convert(schema, input) : input;
-    if (compiled.Check(value)) return { value };
-    return { error: validationError(compiled, value, httpPart ?? 'body') };
+export function typeboxValidatorCompiler(logger?: IgnoredFieldsLogger): FastifySchemaCompiler<TSchema> {
+  return ({ schema, httpPart, method, url }) => {
+    const compiled = TypeCompiler.Compile(schema);
+    const converts = httpPart === 'querystring' || httpPart === 'params' || httpPart === 'headers';
+    const isBody = httpPart === 'body' || httpPart === undefined;
+    return (input: unknown) => {
+      const value = converts ? Value.Convert(schema, input) : input;
+      if (compiled.Check(value)) return { value };
+      if (isBody) {
+        logIgnoredFields(logger, `${method} ${url}`, removeIgnoredFields(compiled, value));
+        if (compiled.Check(value)) return { value };
+      }
+      return { error: validationError(compiled, value, httpPart ?? 'body') };
+    };
   };
-};
+}

@@ -1,41 +1,55 @@
 // `with_payload` and `with_vector` (docs/api.md §3): which parts of a point a read returns. Parsed
 // once per request into a small plan, then applied to each record.
 import { Type, type Static } from '@sinclair/typebox';
+import { errors } from '../errors.js';
+import { denyUnknownFields } from '../json/unknown-fields.js';
+import { isPlainObject, parsePath, PathSyntaxError, type PathSegment, type Payload, type PayloadPath } from '../payload/path.js';
 
 export const WithPayloadSchema = Type.Union([
   Type.Boolean(),
   Type.Array(Type.String()),
-  Type.Object({ include: Type.Union([Type.String(), Type.Array(Type.String())]) }, { additionalProperties: false }),
-  Type.Object({ exclude: Type.Union([Type.String(), Type.Array(Type.String())]) }, { additionalProperties: false }),
+  // Qdrant refuses unknown keys in these two (docs/api.md §1.4).
+  Type.Object({ include: Type.Union([Type.String(), Type.Array(Type.String())]) }, denyUnknownFields),
+  Type.Object({ exclude: Type.Union([Type.String(), Type.Array(Type.String())]) }, denyUnknownFields),
 ]);
 export type WithPayload = Static<typeof WithPayloadSchema>;
 
 export const WithVectorSchema = Type.Union([Type.Boolean(), Type.Array(Type.String())]);
 export type WithVector = Static<typeof WithVectorSchema>;
 
-export type Payload = Record<string, unknown>;
+export type { Payload };
 
-/** What to return of a payload: nothing, everything, or only / all but some dotted paths. */
+/** What to return of a payload: nothing, everything, or only / all but some paths. */
 export type PayloadSelection =
   | { kind: 'none' }
   | { kind: 'all' }
-  | { kind: 'include'; paths: string[][] }
-  | { kind: 'exclude'; paths: string[][] };
+  | { kind: 'include'; paths: PayloadPath[] }
+  | { kind: 'exclude'; paths: PayloadPath[] };
 
 /** What to return of the vectors: nothing, all, or the named ones. */
 export type VectorSelection = { kind: 'none' } | { kind: 'all' } | { kind: 'named'; names: string[] };
 
-function splitPaths(paths: string | string[]): string[][] {
-  return (typeof paths === 'string' ? [paths] : paths).map((path) => path.split('.'));
+/** Selector paths use the filter language's path syntax (docs/api.md §6.4); a bad one is a 400. */
+function parsePaths(paths: string | string[], where: string): PayloadPath[] {
+  const list = typeof paths === 'string' ? [paths] : paths;
+  return list.map((text, position) => {
+    try {
+      return parsePath(text);
+    } catch (error) {
+      if (error instanceof PathSyntaxError) throw errors.invalidField(typeof paths === 'string' ? where : `${where}[${position}]`, error.message);
+      throw error;
+    }
+  });
 }
 
-export function payloadSelection(value: WithPayload | undefined, defaultValue: boolean): PayloadSelection {
+/** `with_payload` as sent -> a selection; `field` names it in messages. */
+export function payloadSelection(value: WithPayload | undefined, defaultValue: boolean, field = 'with_payload'): PayloadSelection {
   if (value === undefined) return defaultValue ? { kind: 'all' } : { kind: 'none' };
   if (value === true) return { kind: 'all' };
   if (value === false) return { kind: 'none' };
-  if (Array.isArray(value)) return { kind: 'include', paths: splitPaths(value) };
-  if ('include' in value) return { kind: 'include', paths: splitPaths(value.include) };
-  return { kind: 'exclude', paths: splitPaths(value.exclude) };
+  if (Array.isArray(value)) return { kind: 'include', paths: parsePaths(value, field) };
+  if ('include' in value) return { kind: 'include', paths: parsePaths(value.include, `${field}.include`) };
+  return { kind: 'exclude', paths: parsePaths(value.exclude, `${field}.exclude`) };
 }
 
 export function vectorSelection(value: WithVector | undefined, defaultValue: boolean): VectorSelection {
@@ -45,35 +59,59 @@ export function vectorSelection(value: WithVector | undefined, defaultValue: boo
   return { kind: 'named', names: value };
 }
 
-function isObject(value: unknown): value is Payload {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+// Qdrant's selector semantics (docs/api.md §3.2): the payload is walked as a tree whose nodes
+// have paths, every array element taking its array's path plus `[]`. Include keeps a node when
+// its path and some pattern agree segment by segment over their common length (so ancestors of
+// a pattern are kept, possibly emptied, and everything below a whole pattern is kept); exclude
+// drops a node when some pattern is a prefix of its path. An index segment (`[0]`) never equals
+// `[]`, so it selects nothing inside an array. Instead of testing every node against every
+// pattern, the walk carries the patterns still in agreement with the current path.
+
+function sameSegment(left: PathSegment, right: PathSegment): boolean {
+  if (left.kind === 'key') return right.kind === 'key' && left.name === right.name;
+  if (left.kind === 'index') return right.kind === 'index' && left.index === right.index;
+  return right.kind === 'every';
 }
 
-function copyPath(source: Payload, target: Payload, path: string[]): void {
-  const [head, ...rest] = path;
-  if (head === undefined || !(head in source)) return;
-  const value = source[head];
-  if (rest.length === 0) {
-    target[head] = value;
-    return;
-  }
-  if (!isObject(value)) return;
-  const child = isObject(target[head]) ? (target[head] as Payload) : {};
-  copyPath(value, child, rest);
-  if (Object.keys(child).length > 0) target[head] = child;
+/** The patterns whose segment at `depth` equals `segment`. */
+function agreeing(patterns: readonly PayloadPath[], depth: number, segment: PathSegment): PayloadPath[] {
+  return patterns.filter((pattern) => sameSegment(pattern.segments[depth]!, segment));
 }
 
-function withoutPath(source: Payload, path: string[]): Payload {
-  const [head, ...rest] = path;
-  if (head === undefined || !(head in source)) return source;
-  const copy: Payload = { ...source };
-  if (rest.length === 0) {
-    delete copy[head];
-    return copy;
+const everySegment: PathSegment = { kind: 'every' };
+
+/** The node at `depth`, kept because `patterns` (each longer than depth) agree with its path so far. */
+function includeBelow(value: unknown, patterns: readonly PayloadPath[], depth: number): unknown {
+  if (patterns.some((pattern) => pattern.segments.length <= depth)) return value;
+  if (Array.isArray(value)) {
+    const active = agreeing(patterns, depth, everySegment);
+    return active.length === 0 ? [] : value.map((element) => includeBelow(element, active, depth + 1));
   }
-  const value = source[head];
-  if (isObject(value)) copy[head] = withoutPath(value, rest);
-  return copy;
+  if (!isPlainObject(value)) return value;
+  const result: Payload = {};
+  for (const [key, child] of Object.entries(value)) {
+    const active = agreeing(patterns, depth, { kind: 'key', name: key });
+    if (active.length > 0) result[key] = includeBelow(child, active, depth + 1);
+  }
+  return result;
+}
+
+/** The node at `depth` with what `patterns` (each longer than depth, agreeing so far) exclude removed. */
+function excludeBelow(value: unknown, patterns: readonly PayloadPath[], depth: number): unknown {
+  if (patterns.length === 0) return value;
+  if (Array.isArray(value)) {
+    const active = agreeing(patterns, depth, everySegment);
+    if (active.some((pattern) => pattern.segments.length === depth + 1)) return [];
+    return active.length === 0 ? value : value.map((element) => excludeBelow(element, active, depth + 1));
+  }
+  if (!isPlainObject(value)) return value;
+  const result: Payload = {};
+  for (const [key, child] of Object.entries(value)) {
+    const active = agreeing(patterns, depth, { kind: 'key', name: key });
+    if (active.some((pattern) => pattern.segments.length === depth + 1)) continue;
+    result[key] = active.length === 0 ? child : excludeBelow(child, active, depth + 1);
+  }
+  return result;
 }
 
 /** The payload to return under `selection`; undefined when it is not asked for. Never mutates. */
@@ -83,15 +121,9 @@ export function selectPayload(payload: Payload, selection: PayloadSelection): Pa
       return undefined;
     case 'all':
       return payload;
-    case 'include': {
-      const result: Payload = {};
-      for (const path of selection.paths) copyPath(payload, result, path);
-      return result;
-    }
-    case 'exclude': {
-      let result = payload;
-      for (const path of selection.paths) result = withoutPath(result, path);
-      return result;
-    }
+    case 'include':
+      return includeBelow(payload, selection.paths, 0) as Payload;
+    case 'exclude':
+      return excludeBelow(payload, selection.paths, 0) as Payload;
   }
 }

@@ -1,7 +1,7 @@
 // The value an order_by query sorts a point by: a number, or a datetime string read as
 // milliseconds since the epoch (the same reader range filters use). A field with several
-// values sorts by the one that comes first in the asked direction; a point without a usable
-// value is left out, as Qdrant leaves out points the range index does not hold.
+// values gives the point once per distinct value; a point without a usable value is left out,
+// as Qdrant leaves out points the range index does not hold.
 import { errors } from '../errors.js';
 import { parseDatetime } from '../payload/datetime.js';
 import { parsePath, PathSyntaxError, valuesAt, type PayloadPath } from '../payload/path.js';
@@ -25,14 +25,14 @@ export function orderByPath(key: string, field: string): PayloadPath {
   }
 }
 
-export function orderValueOf(payload: unknown, path: PayloadPath, ascending: boolean): OrderedValue | undefined {
-  let best: number | undefined;
+/** The distinct usable values at `path`, as a range index holds them. */
+export function orderValuesOf(payload: unknown, path: PayloadPath): OrderedValue[] {
+  const values = new Set<number>();
   for (const value of valuesAt(payload, path)) {
     const number = numeric(value);
-    if (number === undefined) continue;
-    if (best === undefined || (ascending ? number < best : number > best)) best = number;
+    if (number !== undefined) values.add(number);
   }
-  return best;
+  return [...values];
 }
 
 /** `start_from` as a sortable number, or a 400 naming `field`. */

@@ -7,7 +7,7 @@ import { scroll } from '../filter/scroll.js';
 import { comparePointIds } from '../points/ids.js';
 import { isCandidate } from './candidates.js';
 import { fieldPath } from './field-path.js';
-import { orderBoundary, orderByPath, orderValueOf } from './order-value.js';
+import { orderBoundary, orderByPath, orderValuesOf } from './order-value.js';
 import type { OrderBySpec, QueryStage } from './plan.js';
 import type { Scored, StageOutput } from './stage-output.js';
 
@@ -40,20 +40,25 @@ export function pointsById(collection: Collection, filter: unknown, excluded: Re
  * order_by does (same 400 without a range index, same order for several values and ties).
  */
 export function orderByIndex(collection: Collection, spec: OrderBySpec, filter: unknown, excluded: ReadonlySet<string>, limit: number): StageOutput {
-  const found = scroll(collection, {
-    offset: undefined,
-    limit: limit + excluded.size,
-    filter,
-    orderBy: { key: spec.key, direction: spec.direction, startFrom: spec.startFrom },
-    payload: { kind: 'none' },
-    vector: { kind: 'none' },
-  });
-  return { order: spec.direction === 'asc' ? 'smaller_better' : 'larger_better', points: fromScroll(collection, found, excluded, limit) };
+  const order = spec.direction === 'asc' ? 'smaller_better' : 'larger_better';
+  // An excluded point takes one row per value it holds: ask for more until the page is full.
+  for (let wanted = limit + excluded.size; ; wanted *= 2) {
+    const found = scroll(collection, {
+      offset: undefined,
+      limit: wanted,
+      filter,
+      orderBy: { key: spec.key, direction: spec.direction, startFrom: spec.startFrom },
+      payload: { kind: 'none' },
+      vector: { kind: 'none' },
+    });
+    const points = fromScroll(collection, found, excluded, limit);
+    if (points.length === limit || found.points.length < wanted) return { order, points };
+  }
 }
 
 /**
- * order_by over prefetched points reads each point's payload: the candidates are few, and the
- * value chosen for a field with several values is the one the index walk would meet first.
+ * order_by over prefetched points reads each point's payload: the candidates are few. As in the
+ * index walk, a point comes once per distinct value it holds at the key.
  */
 export function orderByPayload(spec: OrderBySpec, stage: QueryStage, entries: Iterable<PointEntry>, limit: number): StageOutput {
   const field = `${fieldPath(stage.field, 'query')}.order_by`;
@@ -62,10 +67,10 @@ export function orderByPayload(spec: OrderBySpec, stage: QueryStage, entries: It
   const start = spec.startFrom === undefined ? undefined : orderBoundary(spec.startFrom, `${field}.start_from`);
   const ordered: Scored[] = [];
   for (const entry of entries) {
-    const value = orderValueOf(entry.payload, path, ascending);
-    if (value === undefined) continue;
-    if (start !== undefined && (ascending ? value < start : value > start)) continue;
-    ordered.push({ entry, score: 0, orderValue: value });
+    for (const value of orderValuesOf(entry.payload, path)) {
+      if (start !== undefined && (ascending ? value < start : value > start)) continue;
+      ordered.push({ entry, score: 0, orderValue: value });
+    }
   }
   ordered.sort((left, right) => {
     const difference = (left.orderValue as number) - (right.orderValue as number);
