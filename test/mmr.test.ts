@@ -172,13 +172,20 @@ describe('query — mmr', () => {
       [{ query: { nearest: probe, mmr: { candidates_limit: 0 } } }, 'query.mmr.candidates_limit'],
       [{ query: { nearest: probe, mmr: { candidates_limit: 100_000 } } }, 'query.mmr.candidates_limit'],
       [{ prefetch: { query: { nearest: probe, mmr: { diversity: 2 } } }, query: { fusion: 'rrf' } }, 'prefetch[0].query.mmr.diversity'],
-      [{ query: { nearest: probe, mmr: { lambda: 0.5 } } }, 'lambda'],
     ];
     for (const [body, field] of cases) {
       const response = await server.request('POST', '/collections/Cosine/points/query', body);
       expect(response.status, JSON.stringify(body)).toBe(400);
       expect(response.body.status.error).toContain(field);
     }
+  });
+
+  it('mmr — an unknown key (lambda) is ignored as Qdrant ignores it, so diversity keeps its default', async () => {
+    const probe = probes[0]!;
+    const withUnknown = await server.request('POST', '/collections/Cosine/points/query', { query: { nearest: probe, mmr: { lambda: 0.9 } }, limit: 5 });
+    const plain = await server.request('POST', '/collections/Cosine/points/query', { query: { nearest: probe, mmr: {} }, limit: 5 });
+    expect(withUnknown.status).toBe(200);
+    expect(withUnknown.body.result).toEqual(plain.body.result);
   });
 
   it('mmr — query/batch answers each search as a single query would', async () => {

@@ -152,7 +152,6 @@ describe('strict mode — configuration', () => {
     [{ enabled: true, max_query_limit: 0 }, 'strict_mode_config.max_query_limit'],
     [{ enabled: 'yes' }, 'strict_mode_config.enabled'],
     [{ enabled: true, max_resident_memory_percent: 101 }, 'strict_mode_config.max_resident_memory_percent'],
-    [{ enabled: true, unknown_limit: 3 }, 'strict_mode_config'],
   ])('create — a bad strict_mode_config is a 400 naming the field (%#)', async (strict, field) => {
     const response = await server.request('PUT', '/collections/strict-bad', { vectors: { size: 2, distance: 'Dot' }, strict_mode_config: strict });
     expect(response.status).toBe(400);
