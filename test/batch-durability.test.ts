@@ -77,8 +77,8 @@ describe('batch durability', () => {
       server = await startServer(cleanDirectory);
       expect(await storedState(server.url, 2)).toEqual(reference.records());
       for (const record of reference.records()) {
-        const found = await server.client.search(collection, { vector: { name: 'a', vector: record.vector.a! }, limit: 1 });
-        expect(found[0]!.id).toBe(record.id);
+        const found = await server.client.query(collection, { query: record.vector.a!, using: 'a', limit: 1 });
+        expect(found.points[0]!.id).toBe(record.id);
       }
       await server.close();
     } finally {

@@ -163,7 +163,7 @@ describe('unknown routes and the checks before a 501', () => {
   it('501 routes — the official client sees the 501 and its message', async () => {
     const refusals = [
       () => server.client.listSnapshots(probeCollection),
-      () => server.client.recommend(probeCollection, { positive: [1], limit: 1 }),
+      () => server.client.getCollectionAliases(probeCollection),
       () => server.client.createSnapshot(probeCollection),
     ];
     for (const refusal of refusals) {

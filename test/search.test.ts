@@ -204,13 +204,15 @@ describe('search batch', () => {
 });
 
 describe('search through the official client', () => {
-  it('client.search and client.searchBatch return the brute-force answer', async () => {
+  // @qdrant/js-client-rest 1.19 dropped search and searchBatch (they live on as query and
+  // queryBatch), so the client's path to nearest search is the query API.
+  it('client.query and client.queryBatch return the brute-force answer', async () => {
     const query = queries[0]!;
-    const hits = await server.client.search('Cosine', { vector: query, limit: 4, with_payload: false });
-    expectSameHits(hits as { id: number; score: number }[], bruteForce('Cosine', query, vectors, 4));
-    const batch = await server.client.searchBatch('Dot', { searches: [{ vector: query, limit: 2 }, { vector: queries[1]!, limit: 3 }] });
-    expectSameHits(batch[0] as { id: number; score: number }[], bruteForce('Dot', query, vectors, 2));
-    expectSameHits(batch[1] as { id: number; score: number }[], bruteForce('Dot', queries[1]!, vectors, 3));
+    const hits = await server.client.query('Cosine', { query, limit: 4, with_payload: false });
+    expectSameHits(hits.points as { id: number; score: number }[], bruteForce('Cosine', query, vectors, 4));
+    const batch = await server.client.queryBatch('Dot', { searches: [{ query, limit: 2 }, { query: queries[1]!, limit: 3 }] });
+    expectSameHits(batch[0]!.points as { id: number; score: number }[], bruteForce('Dot', query, vectors, 2));
+    expectSameHits(batch[1]!.points as { id: number; score: number }[], bruteForce('Dot', queries[1]!, vectors, 3));
   });
 
   it('ids above 2^53 come back as the same integer literal', async () => {

@@ -60,11 +60,9 @@ describe('points — through the official client', () => {
     expect(await server.client.retrieve(name, { ids: [7] })).toEqual([]);
   });
 
-  it('search, searchBatch, query, queryBatch', async () => {
-    const found = await server.client.search(name, { vector: [0, 0, 0, 1], limit: 1, with_payload: true });
-    expect(found[0]).toEqual({ id: 6, version: expect.any(Number), score: 2, payload: { city: 'Oslo' } });
-    const batches = await server.client.searchBatch(name, { searches: [{ vector: [1, 0, 0, 0], limit: 1 }, { vector: [0, 1, 0, 0], limit: 1 }] });
-    expect(batches.map((batch) => batch.length)).toEqual([1, 1]);
+  it('query with payload, query, queryBatch (1.19 has no search/searchBatch)', async () => {
+    const found = await server.client.query(name, { query: [0, 0, 0, 1], limit: 1, with_payload: true });
+    expect(found.points[0]).toEqual({ id: 6, version: expect.any(Number), score: 2, payload: { city: 'Oslo' } });
     const queried = await server.client.query(name, { query: [0, 0, 1, 0], limit: 2 });
     expect(queried.points.map((point) => point.id)).toEqual([6, 3]);
     const queriedBatch = await server.client.queryBatch(name, { searches: [{ query: [1, 0, 0, 0], limit: 1 }, { limit: 2 }] });
