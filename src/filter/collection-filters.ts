@@ -187,7 +187,7 @@ class EntryView implements PointView {
   }
 
   hasVector(name: string): boolean {
-    return this.collection.indexes.get(name)?.has(this.entry.slot) ?? false;
+    return this.collection.hasVector(this.entry.slot, name);
   }
 }
 

@@ -19,6 +19,7 @@ import {
 } from '../points/request-schemas.js';
 import { payloadSelection, vectorSelection, WithPayloadSchema, WithVectorSchema } from '../points/selectors.js';
 import { checkUpsertBody } from '../points/upsert-request.js';
+import type { SparseVector } from '../points/sparse-vector.js';
 import { parsePointVectors } from '../points/vectors.js';
 import { success } from './envelope.js';
 import { routeSettings } from './route-config.js';
@@ -175,10 +176,11 @@ export function registerPointRoutes(app: FastifyInstance): void {
         } catch (error) {
           throw errors.invalidInput(`points[${position}].id: ${(error as Error).message}`);
         }
-        const vectors = parsePointVectors(point.vector, `points[${position}].vector`, layout);
+        const sparse = new Map<string, SparseVector>();
+        const vectors = parsePointVectors(point.vector, `points[${position}].vector`, layout, sparse);
         // `{}` names no vector: an update that changes nothing is a mistake, not a no-op.
-        if (vectors.size === 0) throw errors.invalidField(`points[${position}].vector`, 'must give at least one vector');
-        return { id, vectors };
+        if (vectors.size + sparse.size === 0) throw errors.invalidField(`points[${position}].vector`, 'must give at least one vector');
+        return { id, vectors, sparse };
       });
       return success(reply, await collection.updateVectors(points, request.query.wait ?? false));
     },

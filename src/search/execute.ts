@@ -6,7 +6,8 @@
 //
 // This file only walks the stage tree and picks, per form, the module that answers it:
 // ./nearest-search.ts, ./exact-scan.ts with ./query-vectors.ts (example-based forms),
-// ./ordered-stages.ts (no query, order_by), ./random-sample.ts, ./prefetch-fusion.ts.
+// ./ordered-stages.ts (no query, order_by), ./random-sample.ts, ./prefetch-fusion.ts, and
+// ./sparse-search.ts for stages whose `using` names a sparse vector.
 import type { Collection } from '../engine/collection.js';
 import { errors } from '../errors.js';
 import { liveCandidates, prefetchedCandidates } from './candidates.js';
@@ -20,6 +21,7 @@ import { fusePrefetches } from './prefetch-fusion.js';
 import type { QueryEnvironment } from './query-environment.js';
 import { QueryVectors } from './query-vectors.js';
 import { randomSample } from './random-sample.js';
+import { sparseAmong, sparseInCollection } from './sparse-search.js';
 import { combinedFilter, StageFilters, type FilterUse } from './stage-filters.js';
 import { withThreshold, type StageOutput } from './stage-output.js';
 
@@ -63,6 +65,9 @@ export class QueryRun {
     if (form.kind === 'order_by') return orderByIndex(this.collection, form.orderBy, combinedFilter(filters), this.excluded, limit);
     if (form.kind === 'sample') return randomSample(liveCandidates(this.collection, allowed, this.excluded), limit);
     if (form.kind === 'rrf' || form.kind === 'dbsf') throw errors.fusionWithoutPrefetch('');
+    if (this.collection.sparse.isSparse(stage.using)) {
+      return withThreshold(await sparseInCollection(this.collection, stage, this.vectors, allowed, this.excluded, limit), stage.scoreThreshold);
+    }
 
     const index = this.collection.vectorIndex(stage.using, fieldPath(stage.field, 'using'));
     const query = this.vectors.nearestVector(form, stage);
@@ -80,6 +85,9 @@ export class QueryRun {
     const candidates = prefetchedCandidates(this.collection, children, this.excluded);
     if (form.kind === 'order_by') return orderByPayload(form.orderBy, stage, candidates, limit);
     if (form.kind === 'sample') return randomSample(candidates, limit);
+    if (this.collection.sparse.isSparse(stage.using)) {
+      return withThreshold(sparseAmong(this.collection, stage, this.vectors, candidates, limit), stage.scoreThreshold);
+    }
 
     const index = this.collection.vectorIndex(stage.using, fieldPath(stage.field, 'using'));
     const query = this.vectors.nearestVector(form, stage);
