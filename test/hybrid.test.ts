@@ -1,4 +1,4 @@
-// Hybrid search (docs/api.md §5.6): dense and sparse prefetches fused by rrf or dbsf, and the
+// Hybrid search (docs/api.md §5.4): dense and sparse prefetches fused by rrf or dbsf, and the
 // requests LangChain (RetrievalMode.HYBRID), LlamaIndex (enable_hybrid=True) and Haystack
 // (QdrantHybridRetriever) send, verbatim in the JSON their Python clients produce. Every
 // answer is checked against references written here: an exact dense scorer, the exact sparse

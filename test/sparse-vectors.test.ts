@@ -1,4 +1,4 @@
-// Sparse vectors end to end (docs/api.md §3.1, §5.6): configuration, writes in every form,
+// Sparse vectors end to end (docs/api.md §3.6, §5.4): configuration, writes in every form,
 // refusals that write nothing, records with {indices, values}, and search — raw HTTP and the
 // official JS client — checked against the slow exact scorer of test/support/sparse-reference.ts.
 import { describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// The sparse vectors of one collection (docs/api.md §3.1): one kernel SparseIndex per sparse
+// The sparse vectors of one collection (docs/api.md §3.6): one kernel SparseIndex per sparse
 // vector name, over the same slots as the dense indexes. Like the dense vectors, the stored
 // sparse vectors are part of the point's ONE atomic store batch (the write path adds them
 // through addToBatch); the kernel indexes are derived state, checkpointed beside the dense ones
@@ -36,7 +36,7 @@ export class SparseVectors {
     return Object.hasOwn(this.config().sparse_vectors ?? {}, name);
   }
 
-  /** Whether the configuration asks for the IDF modifier on `name` (docs/api.md §5.6). */
+  /** Whether the configuration asks for the IDF modifier on `name` (docs/api.md §5.4). */
   usesIdf(name: string): boolean {
     const params = this.config().sparse_vectors?.[name] as { modifier?: string } | undefined;
     return params?.modifier === 'idf';

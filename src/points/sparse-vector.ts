@@ -1,7 +1,7 @@
 // Turning a sparse vector as sent (`{"indices": [...], "values": [...]}`, or a BM25 Document
 // `{"text", "model": "qdrant/bm25"}` the server embeds itself) into its checked, canonical
 // form: indices ascending and distinct, u32; values finite 32-bit floats. Every problem is the
-// registry's 400 naming the field (docs/api.md §3.1), so a batch is refused before any write.
+// registry's 400 naming the field (docs/api.md §3.6), so a batch is refused before any write.
 import { errors } from '../errors.js';
 import type { SparseVector } from '../native/sparse-index-contract.js';
 import { textDocumentVector } from '../text/bm25.js';

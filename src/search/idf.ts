@@ -1,4 +1,4 @@
-// The IDF modifier of a sparse vector (docs/api.md §5.6): with `modifier: "idf"` the query's
+// The IDF modifier of a sparse vector (docs/api.md §5.4): with `modifier: "idf"` the query's
 // values are multiplied by each dimension's inverse document frequency, computed from the
 // collection's current statistics, as Qdrant computes it:
 //

@@ -1,4 +1,4 @@
-// Nearest search under a sparse vector name (docs/api.md §5.6): score = dot product over the
+// Nearest search under a sparse vector name (docs/api.md §5.4): score = dot product over the
 // indices query and point share (after the IDF weights when the vector asks for them), larger
 // is better, exact, ties broken by point id. Over the whole collection the kernel's sparse
 // index answers (its pruned top-k, or its exact twin with `exact: true`); over prefetched
