@@ -212,7 +212,7 @@ describe('sparse vectors — search', () => {
     expect(scoresOf(found.points)).toEqual([{ id: 99, score: 5 }, { id: 1, score: 2 }, { id: 3, score: 2 }, { id: 8, score: 2 }]);
   });
 
-  it('search — refusals: a dense query on a sparse name, a sparse query on a dense name, recommend on a sparse name', async () => {
+  it('search — refusals: a dense query on a sparse name, a sparse query on a dense name, recommend or a matrix on a sparse name', async () => {
     const dense = await server.request('POST', '/collections/corpus/points/query', { query: [1, 2], using: 'words' });
     expect(dense.status).toBe(400);
     expect(dense.body.status.error).toMatch(/"words" is a sparse vector/);
@@ -222,6 +222,9 @@ describe('sparse vectors — search', () => {
     const recommend = await server.request('POST', '/collections/corpus/points/query', { query: { recommend: { positive: [1] } }, using: 'words' });
     expect(recommend.status).toBe(400);
     expect(recommend.body.status.error).toMatch(/only nearest queries/);
+    const matrix = await server.request('POST', '/collections/corpus/points/search/matrix/pairs', { using: 'words', sample: 5, limit: 2 });
+    expect(matrix.status).toBe(400);
+    expect(matrix.body.status.error).toMatch(/"words" is a sparse vector: this operation needs a dense vector/);
     const bad = await server.request('POST', '/collections/corpus/points/query', { query: { indices: [1, 1], values: [1, 1] }, using: 'words' });
     expect(bad.status).toBe(400);
     expect(bad.body.status.error).toMatch(/query\.indices\[1\]: index 1 appears more than once/);

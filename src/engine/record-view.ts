@@ -28,6 +28,9 @@ export interface PointRecord {
 export function vectorIndexNamed(indexes: ReadonlyMap<string, VectorIndex>, config: CollectionConfig, vectorName: string, field = 'vector'): VectorIndex {
   const index = indexes.get(vectorName);
   if (!index) {
+    if (Object.hasOwn(config.sparse_vectors ?? {}, vectorName)) {
+      throw errors.invalidField(field, `${JSON.stringify(vectorName)} is a sparse vector: this operation needs a dense vector`);
+    }
     const known = Object.keys(config.vectors).map((name) => (name === '' ? '"" (unnamed)' : name));
     throw errors.invalidField(field, `Not existing vector name: ${JSON.stringify(vectorName)} (this collection has ${known.join(', ') || 'none'})`);
   }
