@@ -1,4 +1,4 @@
-// Checkpoints of one collection's kernel state: every vector index saved (atomically, by the
+// Checkpoints of one collection's kernel state: every vector index (dense and sparse) saved (atomically, by the
 // kernel) tagged with the last operation it covers, and only then the operation log trimmed up
 // to that operation. It also counts the operations since the last checkpoint, which decide
 // when the next one is due, and remembers a kernel failure, after which no checkpoint is taken.
@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { VectorIndex } from '../native/vector-index.js';
 import type { CollectionStore } from '../storage/collection-store.js';
+import type { SparseVectors } from './sparse-vectors.js';
 import type { WriteQueue } from './write-queue.js';
 
 /** The checkpoint file of one vector index. Names are hex-encoded: any string is a valid name. */
@@ -21,6 +22,8 @@ export interface CheckpointerOptions {
   directory: string;
   /** The collection's vector indexes (shared, not copied: indexes come and go with it). */
   indexes: ReadonlyMap<string, VectorIndex>;
+  /** The collection's sparse indexes, saved beside the dense ones with the same operation id. */
+  sparse?: SparseVectors;
   store: CollectionStore;
   /** The collection's write queue: a checkpoint runs between writes, never during one. */
   queue: WriteQueue;
@@ -149,6 +152,7 @@ export class Checkpointer {
       } finally {
         this.saving = false;
       }
+      await this.options.sparse?.save(directory, covered);
       for (const [vectorName, count] of indexedCounts) this.indexedCounts.set(vectorName, count);
       this.checkpointedOperation = covered;
       this.operationsSinceCheckpoint = 0;

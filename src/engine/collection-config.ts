@@ -182,10 +182,13 @@ export function applyCollectionUpdate(current: CollectionConfig, update: UpdateC
   if (quantization === 'Disabled') next.quantization_config = null;
   else if (quantization != null) next.quantization_config = withoutNulls(quantization);
   if (update.sparse_vectors != null) {
-    for (const name of Object.keys(update.sparse_vectors)) {
-      if (name in next.vectors) throw new ConfigProblem(`sparse_vectors.${name}`, 'a sparse vector must not share a name with a dense vector');
+    // As Qdrant: PATCH changes the index params and modifier of existing sparse vectors only.
+    for (const [name, diff] of Object.entries(update.sparse_vectors)) {
+      const params = next.sparse_vectors?.[name];
+      if (!params) throw new ConfigProblem(`sparse_vectors.${name}`, `sparse vector name ${JSON.stringify(name)} does not exist in this collection`);
+      if (diff.index != null) params.index = { ...(params.index as Json | undefined), ...withoutNulls(diff.index) };
+      if (diff.modifier != null) params.modifier = diff.modifier;
     }
-    next.sparse_vectors = { ...next.sparse_vectors, ...(withoutNulls(update.sparse_vectors) as Record<string, Json>) };
   }
   if (update.strict_mode_config != null) next.strict_mode_config = { ...next.strict_mode_config, ...withoutNulls(update.strict_mode_config) };
   if (update.metadata != null) {

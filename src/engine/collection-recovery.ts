@@ -4,12 +4,15 @@
 import { mkdir } from 'node:fs/promises';
 import type { Logger } from 'pino';
 import { createVectorIndex, loadVectorIndex, nativeErrorCode } from '../native/index.js';
+import { createSparseIndex, loadSparseIndex } from '../native/sparse-index.js';
+import type { SparseIndex } from '../native/sparse-index-contract.js';
 import type { VectorIndex } from '../native/vector-index.js';
 import { parseJson } from '../json/parse.js';
 import { pointIdKey } from '../points/ids.js';
 import type { Payload } from '../points/selectors.js';
 import { decodeVectorRecordInto } from '../storage/point-records.js';
 import { checkpointPath, vectorIndexOptions, type Collection } from './collection.js';
+import { packVectors, sparseCheckpointPath } from './sparse-vectors.js';
 
 const reapplyChunk = 1024;
 const rebuildChunk = 4096;
@@ -17,7 +20,7 @@ const rebuildChunk = 4096;
 export interface RecoveryReport {
   points: number;
   lastOperationId: number;
-  /** Per vector name: how the index was obtained. */
+  /** Per vector name (dense and sparse): how the index was obtained. */
   indexes: Record<string, { source: 'checkpoint' | 'rebuilt'; checkpointOperationId: number; replayedSlots: number; reason?: string }>;
 }
 
@@ -106,6 +109,65 @@ async function loadCheckpoint(collection: Collection, vectorName: string, lastOp
   return { index: loaded.index, covered: loaded.lastOperationId };
 }
 
+/** Rebuilds one sparse index from every stored sparse vector of `vectorName`. */
+async function rebuildSparseIndex(collection: Collection, vectorName: string): Promise<SparseIndex> {
+  const index = createSparseIndex();
+  try {
+    for await (const chunk of collection.store.sparseVectors(vectorName)) await index.upsert(...packVectors(chunk));
+  } catch (error) {
+    index.close();
+    throw error;
+  }
+  return index;
+}
+
+/** Re-applies the current stored sparse vectors of `slots` to `index`: upsert present ones, delete the rest. */
+async function reapplySparseSlots(collection: Collection, index: SparseIndex, vectorName: string, slots: number[]): Promise<void> {
+  for (let start = 0; start < slots.length; start += reapplyChunk) {
+    const chunk = slots.slice(start, start + reapplyChunk);
+    const stored = await collection.store.sparseVectorRecords(chunk, vectorName);
+    const present = chunk.flatMap((slot, position) => (stored[position] ? [{ slot, vector: stored[position] }] : []));
+    const absent = chunk.filter((_, position) => stored[position] === undefined);
+    if (present.length > 0) await index.upsert(...packVectors(present));
+    if (absent.length > 0) await index.delete(Uint32Array.from(absent));
+  }
+}
+
+/**
+ * One sparse index: its checkpoint (`QUIVERSP`, docs/architecture.md §5.3) plus the slots the
+ * log says changed after it, or a rebuild from the store. Returns the operation it covers.
+ */
+async function recoverSparseIndex(
+  collection: Collection,
+  vectorName: string,
+  lastOperationId: number,
+  points: number,
+  logger: Logger,
+): Promise<{ index: SparseIndex; covered: number; report: RecoveryReport['indexes'][string] }> {
+  let reason: string;
+  try {
+    const loaded = await loadSparseIndex(sparseCheckpointPath(collection.directory, vectorName));
+    if (loaded.lastOperationId <= lastOperationId) {
+      const touched = await collection.store.slotsTouchedAfter(loaded.lastOperationId);
+      try {
+        await reapplySparseSlots(collection, loaded.index, vectorName, [...touched.keys()]);
+      } catch (error) {
+        loaded.index.close();
+        throw error;
+      }
+      return { index: loaded.index, covered: loaded.lastOperationId, report: { source: 'checkpoint', checkpointOperationId: loaded.lastOperationId, replayedSlots: touched.size } };
+    }
+    // The store lost writes the checkpoint had seen (fsync off and a power loss): trust the store.
+    reason = `checkpoint covers operation ${loaded.lastOperationId}, the store only reaches ${lastOperationId}`;
+    loaded.index.close();
+  } catch (error) {
+    reason = nativeErrorCode(error) === 'CHECKPOINT_MISSING' ? 'no checkpoint file' : (error as Error).message;
+  }
+  if (points > 0) logger.warn({ collection: collection.name, vector: vectorName, reason }, 'no usable sparse checkpoint: rebuilding the sparse index from stored vectors');
+  const index = await rebuildSparseIndex(collection, vectorName);
+  return { index, covered: 0, report: { source: 'rebuilt', checkpointOperationId: 0, replayedSlots: 0, reason } };
+}
+
 /** Loads `collection` from its store and its checkpoint files. */
 export async function recoverCollection(collection: Collection, logger: Logger): Promise<RecoveryReport> {
   await mkdir(collection.directory, { recursive: true });
@@ -114,6 +176,7 @@ export async function recoverCollection(collection: Collection, logger: Logger):
   const report: RecoveryReport = { points, lastOperationId, indexes: {} };
 
   const indexes = new Map<string, VectorIndex>();
+  const sparseIndexes = new Map<string, SparseIndex>();
   const loadedIndexedCounts = new Map<string, number>();
   let lowestCovered = lastOperationId;
   try {
@@ -136,10 +199,18 @@ export async function recoverCollection(collection: Collection, logger: Logger):
         report.indexes[vectorName] = { source: 'rebuilt', checkpointOperationId: 0, replayedSlots: 0, reason: loaded.reason };
       }
     }
+    for (const vectorName of Object.keys(collection.config.sparse_vectors ?? {})) {
+      const recovered = await recoverSparseIndex(collection, vectorName, lastOperationId, points, logger);
+      sparseIndexes.set(vectorName, recovered.index);
+      // A rebuilt index covers nothing on disk: the whole log matters until the next checkpoint.
+      lowestCovered = Math.min(lowestCovered, recovered.covered);
+      report.indexes[vectorName] = recovered.report;
+    }
   } catch (error) {
     for (const index of indexes.values()) index.close();
+    for (const index of sparseIndexes.values()) index.close();
     throw error;
   }
-  collection.restoreState(lastOperationId, lowestCovered, indexes, loadedIndexedCounts);
+  collection.restoreState(lastOperationId, lowestCovered, indexes, loadedIndexedCounts, sparseIndexes);
   return report;
 }

@@ -7,6 +7,7 @@ import { mkdir, rm } from 'node:fs/promises';
 import type { Logger } from 'pino';
 import { errors } from '../errors.js';
 import { createVectorIndex } from '../native/index.js';
+import type { SparseIndex, SparseSearchOptions, SparseVector } from '../native/sparse-index-contract.js';
 import type { SearchOptions, SearchResult, VectorIndex, VectorIndexOptions } from '../native/vector-index.js';
 import type { PointId } from '../points/ids.js';
 import type { Payload, PayloadSelection, VectorSelection } from '../points/selectors.js';
@@ -20,15 +21,16 @@ import { InFlightVectors } from './in-flight-vectors.js';
 import type { PointSelector } from './point-selection.js';
 import { PointTable, type PointEntry } from './point-table.js';
 import { RecordView, vectorIndexNamed, type PointRecord } from './record-view.js';
+import { SparseVectors } from './sparse-vectors.js';
 import { StrictMode } from './strict-mode.js';
-import { WritePath, type FailedOperationName, type PayloadChange, type PreparedPoint, type UpdateMode, type WriteResult } from './write-path.js';
+import { WritePath, type FailedOperationName, type PayloadChange, type PreparedPoint, type UpdateMode, type VectorUpdate, type WriteResult } from './write-path.js';
 import type { DraftOperation } from './write-draft.js';
 import { WriteQueue } from './write-queue.js';
 
 export { checkpointPath } from './checkpointer.js';
 export type { PointEntry } from './point-table.js';
 export type { PointRecord } from './record-view.js';
-export type { PreparedPoint, UpdateMode, WriteResult } from './write-path.js';
+export type { PreparedPoint, UpdateMode, VectorUpdate, WriteResult } from './write-path.js';
 export type { DraftOperation } from './write-draft.js';
 
 /**
@@ -104,6 +106,8 @@ export class Collection {
   /** Every read and write of this collection's stored data goes through here. */
   readonly store: CollectionStore;
   readonly indexes = new Map<string, VectorIndex>();
+  /** The sparse vectors: one kernel sparse index per sparse name (sparse-vectors.ts). */
+  readonly sparse: SparseVectors;
   private currentConfig: CollectionConfig;
   private readonly logger: Logger;
   private readonly queue = new WriteQueue();
@@ -125,17 +129,19 @@ export class Collection {
     this.logger = options.logger;
     this.store = new CollectionStore(options.database, options.number, { fsync: options.settings.fsync });
     const inFlight = new InFlightVectors();
+    this.sparse = new SparseVectors(() => this.currentConfig);
     this.checkpointer = new Checkpointer({
       name: this.name,
       directory: this.directory,
       indexes: this.indexes,
+      sparse: this.sparse,
       store: this.store,
       queue: this.queue,
       checkpointOperations: options.settings.checkpointOperations,
       isDeleting: () => this.deleting,
       logger: this.logger,
     });
-    this.records = new RecordView({ table: this.table, indexes: this.indexes, inFlight, config: () => this.currentConfig });
+    this.records = new RecordView({ table: this.table, indexes: this.indexes, sparse: this.sparse, inFlight, config: () => this.currentConfig });
     this.writes = new WritePath({
       name: this.name,
       store: this.store,
@@ -143,6 +149,7 @@ export class Collection {
       table: this.table,
       indexes: this.indexes,
       inFlight,
+      sparse: this.sparse,
       checkpointer: this.checkpointer,
       maxPayloadBytes: options.settings.maxPayloadBytes,
       assertOperable: () => this.assertOperable(),
@@ -210,6 +217,7 @@ export class Collection {
     for (const name of Object.keys(this.currentConfig.vectors)) {
       this.indexes.set(name, createVectorIndex(vectorIndexOptions(this.currentConfig, name)));
     }
+    this.sparse.initializeEmpty();
   }
 
   /** Adds a point read from storage at start-up. */
@@ -224,8 +232,10 @@ export class Collection {
     indexes: Map<string, VectorIndex>,
     /** For indexes loaded from a checkpoint: the linked count it held (rebuilt ones have none). */
     checkpointIndexedCounts: Map<string, number> = new Map(),
+    sparseIndexes: ReadonlyMap<string, SparseIndex> = new Map(),
   ): void {
     for (const [name, index] of indexes) this.indexes.set(name, index);
+    this.sparse.restore(sparseIndexes);
     this.checkpointer.restore(lastOperationId, checkpointedOperationId, checkpointIndexedCounts);
     this.table.finishRestore();
   }
@@ -297,6 +307,21 @@ export class Collection {
     return { ...options, exact: true };
   }
 
+  /**
+   * The k best live points for a sparse `query` under sparse vector `vectorName` (dot product
+   * over shared indices; the caller applies any IDF weights to the query). `allowed` as above.
+   */
+  async nearestSparse(vectorName: string, query: SparseVector, k: number, options: SparseSearchOptions = {}): Promise<NearestResult> {
+    this.assertOperable();
+    const index = this.sparse.index(vectorName);
+    return this.table.reading(async () => this.livePointsOf(await index.search(query, k, options)));
+  }
+
+  /** The stored sparse vector of a point, or undefined when it has none. */
+  storedSparseVector(entry: PointEntry, vectorName: string): SparseVector | undefined {
+    return this.sparse.stored(entry.slot, vectorName);
+  }
+
   /** A kernel result as points; a point deleted while the search ran is left out, never misreported. */
   private livePointsOf(found: SearchResult): NearestResult {
     const points: PointEntry[] = [];
@@ -320,6 +345,7 @@ export class Collection {
    * `has_vector` filter condition asks (docs/api.md §6); other vector kinds answer it here too.
    */
   hasVector(entry: PointEntry, vectorName: string): boolean {
+    if (this.sparse.isSparse(vectorName)) return this.sparse.has(entry.slot, vectorName);
     return this.records.hasVector(entry, vectorName);
   }
 
@@ -401,7 +427,7 @@ export class Collection {
   }
 
   /** Replaces only the named vectors given; every id must exist (404 otherwise). */
-  updateVectors(points: { id: PointId; vectors: Map<string, Float32Array> }[], wait: boolean): Promise<WriteResult> {
+  updateVectors(points: VectorUpdate[], wait: boolean): Promise<WriteResult> {
     this.strictMode.checkWrite({ batchSize: points.length, pointsAfter: this.table.size, vectorBytesAfter: 0 });
     return this.writes.updateVectors(points, wait);
   }
@@ -512,6 +538,7 @@ export class Collection {
     await this.table.waitForReads();
     for (const index of this.indexes.values()) index.close();
     this.indexes.clear();
+    this.sparse.close();
   }
 
   /** Resolves once every queued write has finished. */

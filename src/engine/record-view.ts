@@ -5,22 +5,32 @@ import { errors } from '../errors.js';
 import type { VectorIndex } from '../native/vector-index.js';
 import type { PointId } from '../points/ids.js';
 import { selectPayload, type Payload, type PayloadSelection, type VectorSelection } from '../points/selectors.js';
-import { float32RowToNumbers } from '../points/vectors.js';
+import { float32RowToNumbers, sparseVectorToJson } from '../points/vectors.js';
 import { unnamedVector, type CollectionConfig } from './collection-config.js';
 import type { InFlightVectors } from './in-flight-vectors.js';
 import type { PointEntry, PointTable } from './point-table.js';
+import type { SparseVectors } from './sparse-vectors.js';
+
+/** A sparse vector as records show it (indices ascending). */
+export interface SparseVectorJson {
+  indices: number[];
+  values: number[];
+}
 
 /** A record as reads return it (docs/api.md §3): keys not asked for are left out. */
 export interface PointRecord {
   id: PointId;
   payload?: Payload;
-  vector?: number[] | Record<string, number[]>;
+  vector?: number[] | Record<string, number[] | SparseVectorJson>;
 }
 
 /** The index of `vectorName` among `indexes`, or 400 naming the unknown name and the known ones. */
 export function vectorIndexNamed(indexes: ReadonlyMap<string, VectorIndex>, config: CollectionConfig, vectorName: string, field = 'vector'): VectorIndex {
   const index = indexes.get(vectorName);
   if (!index) {
+    if (Object.hasOwn(config.sparse_vectors ?? {}, vectorName)) {
+      throw errors.invalidField(field, `${JSON.stringify(vectorName)} is a sparse vector: this operation needs a dense vector`);
+    }
     const known = Object.keys(config.vectors).map((name) => (name === '' ? '"" (unnamed)' : name));
     throw errors.invalidField(field, `Not existing vector name: ${JSON.stringify(vectorName)} (this collection has ${known.join(', ') || 'none'})`);
   }
@@ -30,6 +40,7 @@ export function vectorIndexNamed(indexes: ReadonlyMap<string, VectorIndex>, conf
 export interface RecordViewOptions {
   table: PointTable;
   indexes: ReadonlyMap<string, VectorIndex>;
+  sparse: SparseVectors;
   inFlight: InFlightVectors;
   /** The current configuration (it changes with PATCH). */
   config: () => CollectionConfig;
@@ -45,7 +56,7 @@ export class RecordView {
   /** Checks `with_vector` names against the collection (400 for an unknown one). */
   checkVectorSelection(selection: VectorSelection, field = 'with_vector'): void {
     if (selection.kind !== 'named') return;
-    for (const name of selection.names) this.vectorIndex(name, field);
+    for (const name of selection.names) if (!this.options.sparse.isSparse(name)) this.vectorIndex(name, field);
   }
 
   /** Points by id, in request order; unknown ids left out. */
@@ -88,11 +99,24 @@ export class RecordView {
       return record;
     });
     if (vector.kind === 'none' || entries.length === 0) return records;
-    const names = vector.kind === 'all' ? [...this.options.indexes.keys()] : vector.names;
+    const { sparse } = this.options;
+    const names = vector.kind === 'all' ? [...this.options.indexes.keys(), ...sparse.names()] : vector.names;
     const slots = Uint32Array.from(entries, (entry) => entry.slot);
     const single = this.options.config().vectors_shape === 'single';
-    const named: Record<string, number[]>[] = entries.map(() => ({}));
+    const named: Record<string, number[] | SparseVectorJson>[] = entries.map(() => ({}));
+    // A point holding a sparse vector besides the unnamed dense one is shown named, as Qdrant does.
+    const withSparse = new Set<number>();
     for (const name of names) {
+      if (!sparse.isSparse(name)) continue;
+      entries.forEach((entry, position) => {
+        const stored = sparse.stored(entry.slot, name);
+        if (stored === undefined) return;
+        named[position]![name] = sparseVectorToJson(stored);
+        withSparse.add(position);
+      });
+    }
+    for (const name of names) {
+      if (sparse.isSparse(name)) continue;
       const index = this.vectorIndex(name, 'with_vector');
       const rows = index.vectors(slots);
       const dimension = index.dimension;
@@ -108,11 +132,13 @@ export class RecordView {
       });
     }
     records.forEach((record, position) => {
-      if (single && vector.kind === 'all') {
-        const only = named[position]![unnamedVector];
+      if (withSparse.has(position)) {
+        record.vector = named[position]!;
+      } else if (single && vector.kind === 'all') {
+        const only = named[position]![unnamedVector] as number[] | undefined;
         if (only !== undefined) record.vector = only;
       } else if (single && vector.kind === 'named' && names.length === 1 && names[0] === unnamedVector) {
-        const only = named[position]![unnamedVector];
+        const only = named[position]![unnamedVector] as number[] | undefined;
         if (only !== undefined) record.vector = only;
       } else {
         record.vector = named[position]!;

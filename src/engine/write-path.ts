@@ -6,6 +6,7 @@
 import type { Logger } from 'pino';
 import { errors } from '../errors.js';
 import { serializeJson } from '../json/serialize.js';
+import type { SparseVector } from '../native/sparse-index-contract.js';
 import type { VectorIndex } from '../native/vector-index.js';
 import { formatPointId, pointIdKey, type PointId } from '../points/ids.js';
 import type { Payload } from '../points/selectors.js';
@@ -16,10 +17,11 @@ import type { InFlightVectors } from './in-flight-vectors.js';
 import type { PointEntry, PointTable } from './point-table.js';
 import type { PointSelector } from './point-selection.js';
 import { WriteDraft, withinOperation, type DraftOperation, type DraftPlan, type StagedPoint } from './write-draft.js';
+import type { SparseChange, SparseVectors } from './sparse-vectors.js';
 import type { WriteQueue } from './write-queue.js';
-import type { PreparedPoint, UpdateMode } from './write-types.js';
+import type { PreparedPoint, UpdateMode, VectorUpdate } from './write-types.js';
 
-export type { PreparedPoint, UpdateMode } from './write-types.js';
+export type { PreparedPoint, UpdateMode, VectorUpdate } from './write-types.js';
 
 export interface WriteResult {
   operation_id: number;
@@ -44,6 +46,8 @@ export interface WritePathOptions {
   table: PointTable;
   indexes: ReadonlyMap<string, VectorIndex>;
   inFlight: InFlightVectors;
+  /** The sparse vectors: stored in the same batch, applied after the dense ones. */
+  sparse: SparseVectors;
   checkpointer: Checkpointer;
   maxPayloadBytes: number;
   /** 412 once the collection is marked for deletion. */
@@ -114,13 +118,14 @@ export class WritePath {
 
   /** Upsert (list or batch form, already checked): each point replaced whole. */
   upsert(requested: PreparedPoint[], mode: UpdateMode, wait: boolean): Promise<WriteResult> {
-    const { table, indexes, inFlight } = this.options;
+    const { table, indexes, inFlight, sparse } = this.options;
     // The same id twice in one request: the last one wins, as in Qdrant.
     const points = [...new Map(requested.map((point) => [point.key, point])).values()];
     interface Change {
       point: PreparedPoint;
       previous: PointEntry | undefined;
       entry: PointEntry;
+      sparse: SparseChange;
     }
     return this.write<Change[]>('Upsert', wait, {
       prepare: (operationId, batch) => {
@@ -143,7 +148,15 @@ export class WritePath {
               if (vector) batch.putVector(slot, name, vector);
               else if (previous) batch.deleteVector(slot, name);
             }
-            changes.push({ point, previous, entry });
+            const sparseVectors = new Map<string, SparseVector | null>();
+            for (const name of sparse.names()) {
+              const vector = point.sparse?.get(name);
+              if (vector) sparseVectors.set(name, vector);
+              else if (previous) sparseVectors.set(name, null);
+            }
+            const sparseChange = { slot, vectors: sparseVectors };
+            sparse.addToBatch(batch, sparseChange);
+            changes.push({ point, previous, entry, sparse: sparseChange });
           }
         } catch (error) {
           table.releaseSlots(allocated);
@@ -168,6 +181,7 @@ export class WritePath {
           table.set(entry);
           this.options.payloadChanged({ slot: entry.slot, id: entry.id, before: previous?.payload, after: entry.payload });
         }
+        sparse.commit(changes.map((change) => change.sparse));
       },
       apply: (changes) => inFlight.applying(changes.map(({ entry }) => entry.slot), async () => {
         for (const [name, index] of indexes) {
@@ -184,6 +198,7 @@ export class WritePath {
           if (slots.length > 0) await index.upsert(Uint32Array.from(slots), concatenate(rows, index.dimension));
           if (removed.length > 0) await index.delete(Uint32Array.from(removed));
         }
+        await sparse.apply(changes.map((change) => change.sparse));
       }),
     });
   }
@@ -206,13 +221,14 @@ export class WritePath {
 
   /** Deletes the selected points; unknown ids are not an error. */
   deletePoints(selector: PointSelector, wait: boolean): Promise<WriteResult> {
-    const { table, indexes } = this.options;
+    const { table, indexes, sparse } = this.options;
     return this.write<PointEntry[]>('Delete', wait, {
       prepare: (_operationId, batch) => {
         const entries = this.resolveSelector(selector, 'skip', 'filter');
         for (const entry of entries) {
           batch.deletePoint(entry.id);
           for (const name of indexes.keys()) batch.deleteVector(entry.slot, name);
+          sparse.deleteFromBatch(batch, entry.slot);
         }
         return { plan: entries, kind: 'delete', slots: entries.map((entry) => entry.slot) };
       },
@@ -226,6 +242,7 @@ export class WritePath {
         if (entries.length === 0) return;
         const slots = Uint32Array.from(entries, (entry) => entry.slot);
         for (const index of indexes.values()) await index.delete(slots);
+        await sparse.deleteSlots(slots);
         // Only now can no new search return these slots; running ones still might.
         table.retireSlots(slots);
       },
@@ -233,11 +250,12 @@ export class WritePath {
   }
 
   /** Replaces only the named vectors given; every id must exist (404 otherwise). */
-  updateVectors(points: { id: PointId; vectors: Map<string, Float32Array> }[], wait: boolean): Promise<WriteResult> {
-    const { table, indexes, inFlight } = this.options;
+  updateVectors(points: VectorUpdate[], wait: boolean): Promise<WriteResult> {
+    const { table, indexes, inFlight, sparse } = this.options;
     interface Change {
       entry: PointEntry;
       vectors: Map<string, Float32Array>;
+      sparse: Map<string, SparseVector>;
     }
     return this.write<Change[]>('Upsert', wait, {
       prepare: (operationId, batch) => {
@@ -248,12 +266,15 @@ export class WritePath {
           if (!previous) throw errors.pointNotFound(formatPointId(point.id));
           const merged = new Map(byKey.get(key)?.vectors ?? []);
           for (const [name, vector] of point.vectors) merged.set(name, vector);
-          byKey.set(key, { entry: { ...previous, version: operationId }, vectors: merged });
+          const mergedSparse = new Map(byKey.get(key)?.sparse ?? []);
+          for (const [name, vector] of point.sparse ?? []) mergedSparse.set(name, vector);
+          byKey.set(key, { entry: { ...previous, version: operationId }, vectors: merged, sparse: mergedSparse });
         }
         const changes = [...byKey.values()];
-        for (const { entry, vectors } of changes) {
+        for (const { entry, vectors, sparse: sparseVectors } of changes) {
           batch.putPoint(entry.id, { slot: entry.slot, version: operationId, payloadJson: serializeJson(entry.payload) });
           for (const [name, vector] of vectors) batch.putVector(entry.slot, name, vector);
+          sparse.addToBatch(batch, { slot: entry.slot, vectors: sparseVectors });
         }
         return { plan: changes, kind: 'update_vectors', slots: changes.map((change) => change.entry.slot) };
       },
@@ -262,6 +283,7 @@ export class WritePath {
           inFlight.set(entry.slot, new Map(vectors));
           table.set(entry);
         }
+        sparse.commit(changes.map((change) => ({ slot: change.entry.slot, vectors: change.sparse })));
       },
       apply: (changes) => inFlight.applying(changes.map(({ entry }) => entry.slot), async () => {
         for (const [name, index] of indexes) {
@@ -275,6 +297,7 @@ export class WritePath {
           }
           if (slots.length > 0) await index.upsert(Uint32Array.from(slots), concatenate(rows, index.dimension));
         }
+        await sparse.apply(changes.map((change) => ({ slot: change.entry.slot, vectors: change.sparse })));
       }),
     });
   }

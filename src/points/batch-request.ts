@@ -3,7 +3,7 @@
 // forms. This file turns them into the engine's DraftOperations; every check that needs no
 // point state runs here, before the write queue, so a refused request writes nothing.
 import { Type, type Static } from '@sinclair/typebox';
-import type { DraftOperation, UpdateMode } from '../engine/collection.js';
+import type { DraftOperation, UpdateMode, VectorUpdate } from '../engine/collection.js';
 import type { PointSelector } from '../engine/point-selection.js';
 import { errors, isQuiverError } from '../errors.js';
 import { clearPayload, deletePayloadKeys, overwritePayload, setPayload } from '../payload/operations.js';
@@ -11,6 +11,7 @@ import { parsePath, PathSyntaxError, type Payload, type PayloadPath } from '../p
 import { parsePointId, parsePointIds, type PointId } from './ids.js';
 import { PointIdSchema, UpdateModeSchema } from './request-schemas.js';
 import { checkUpsertBody, type UpsertLimits } from './upsert-request.js';
+import type { SparseVector } from './sparse-vector.js';
 import { parsePointVectors, type VectorLayout } from './vectors.js';
 
 const strict = { additionalProperties: false } as const;
@@ -102,7 +103,7 @@ function missingPolicy(selector: PointSelector): 'skip' | 'not_found' {
 }
 
 /** The vectors of `update_vectors` points: at least one each, every name and dimension checked. */
-export function checkVectorUpdates(points: { id: unknown; vector: unknown }[], layout: VectorLayout, maxPoints: number): { id: PointId; vectors: Map<string, Float32Array> }[] {
+export function checkVectorUpdates(points: { id: unknown; vector: unknown }[], layout: VectorLayout, maxPoints: number): VectorUpdate[] {
   if (points.length > maxPoints) throw errors.invalidField('points', `at most ${maxPoints} points per request (got ${points.length})`);
   return points.map((point, position) => {
     let id: PointId;
@@ -111,10 +112,11 @@ export function checkVectorUpdates(points: { id: unknown; vector: unknown }[], l
     } catch (error) {
       throw errors.invalidInput(`points[${position}].id: ${(error as Error).message}`);
     }
-    const vectors = parsePointVectors(point.vector, `points[${position}].vector`, layout);
+    const sparse = new Map<string, SparseVector>();
+    const vectors = parsePointVectors(point.vector, `points[${position}].vector`, layout, sparse);
     // `{}` names no vector: an update that changes nothing is a mistake, not a no-op.
-    if (vectors.size === 0) throw errors.invalidField(`points[${position}].vector`, 'must give at least one vector');
-    return { id, vectors };
+    if (vectors.size + sparse.size === 0) throw errors.invalidField(`points[${position}].vector`, 'must give at least one vector');
+    return { id, vectors, sparse };
   });
 }
 

@@ -4,12 +4,15 @@ import { errors } from '../errors.js';
 import { serializeJson } from '../json/serialize.js';
 import { parsePointId, pointIdKey, type PointId } from './ids.js';
 import type { Payload } from './selectors.js';
+import type { SparseVector } from './sparse-vector.js';
 import { parsePointVectors, type VectorLayout } from './vectors.js';
 
 export interface CheckedPoint {
   id: PointId;
   key: string;
   vectors: Map<string, Float32Array>;
+  /** Sparse vectors by name (src/points/sparse-vector.ts). */
+  sparse: Map<string, SparseVector>;
   payload: Payload;
   payloadJson: string;
 }
@@ -45,8 +48,9 @@ function checkPoint(id: unknown, vector: unknown, payload: unknown, field: strin
   } catch (error) {
     throw errors.invalidInput(`${field}.id: ${(error as Error).message}`);
   }
-  const vectors = parsePointVectors(vector, `${field}.vector`, layout);
-  return { id: parsedId, key: pointIdKey(parsedId), vectors, ...checkPayload(payload, `${field}.payload`, limits) };
+  const sparse = new Map<string, SparseVector>();
+  const vectors = parsePointVectors(vector, `${field}.vector`, layout, sparse);
+  return { id: parsedId, key: pointIdKey(parsedId), vectors, sparse, ...checkPayload(payload, `${field}.payload`, limits) };
 }
 
 /** The column form as rows: `vectors` is an array of vectors, or an object of arrays per name. */
@@ -96,7 +100,8 @@ export function checkUpsertBody(body: UpsertBody, layout: VectorLayout, limits: 
     } catch (error) {
       throw errors.invalidInput(`batch.ids[${position}]: ${(error as Error).message}`);
     }
-    const vectors = parsePointVectors(row.vector, row.field, layout);
-    return { id: parsedId, key: pointIdKey(parsedId), vectors, ...checkPayload(payloads?.[position], `batch.payloads[${position}]`, limits) };
+    const sparse = new Map<string, SparseVector>();
+    const vectors = parsePointVectors(row.vector, row.field, layout, sparse);
+    return { id: parsedId, key: pointIdKey(parsedId), vectors, sparse, ...checkPayload(payloads?.[position], `batch.payloads[${position}]`, limits) };
   });
 }

@@ -14,12 +14,12 @@ describe('vectors', () => {
     expect(float32ToNumber(Math.fround(0.1))).toBe(0.1);
   });
 
-  it('named vectors — any subset of the declared names; unknown and sparse names are refused', () => {
+  it('named vectors — any subset of the declared names; unknown names are refused, sparse ones only where the caller takes them', () => {
     const parsed = parsePointVectors({ b: [1, 2, 3] }, 'vector', layout);
     expect([...parsed.keys()]).toEqual(['b']);
     expect(parsed.get('b')).toEqual(new Float32Array([1, 2, 3]));
     expect(() => parsePointVectors({ c: [1] }, 'vector', layout)).toThrow('vector.c: Not existing vector name: "c"');
-    expect(() => parsePointVectors({ s: { indices: [1], values: [1] } }, 'vector', layout)).toThrow('sparse vectors are not supported');
+    expect(() => parsePointVectors({ s: { indices: [1], values: [1] } }, 'vector', layout)).toThrow('vector.s: sparse vectors are not accepted here');
     expect(() => parsePointVectors([1, 2], 'vector', layout)).toThrow('named vectors');
   });
 

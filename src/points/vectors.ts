@@ -2,12 +2,13 @@
 // (shape, unknown names, dimension, NaN/Infinity/non-numbers) throws the registry's 400 naming
 // the field, so a batch is refused before any of it is written.
 import { errors } from '../errors.js';
+import { looksLikeDocument, looksSparse, parseSparseInput, type SparseVector } from './sparse-vector.js';
 
 /** The vectors a collection declares: dimension by name ("" is the unnamed vector). */
 export interface VectorLayout {
   shape: 'single' | 'named';
   dimensions: ReadonlyMap<string, number>;
-  /** Names of sparse vectors (declared, not yet storable). */
+  /** Names of sparse vectors (src/points/sparse-vector.ts). */
   sparseNames: ReadonlySet<string>;
 }
 
@@ -42,15 +43,16 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 }
 
 function knownNames(layout: VectorLayout): string {
-  const names = [...layout.dimensions.keys()].map((name) => (name === '' ? '"" (unnamed)' : name));
+  const names = [...layout.dimensions.keys(), ...layout.sparseNames].map((name) => (name === '' ? '"" (unnamed)' : name));
   return names.length > 0 ? names.join(', ') : 'none';
 }
 
 /**
  * A point's vectors by name. A single-vector collection takes an array (or `{"": [...]}`); a
- * named one takes an object and a point may leave names out.
+ * named one takes an object and a point may leave names out. Sparse vectors (and Documents
+ * given for them) go into `sparse` when the caller passes one; without it they are a 400.
  */
-export function parsePointVectors(value: unknown, field: string, layout: VectorLayout): Map<string, Float32Array> {
+export function parsePointVectors(value: unknown, field: string, layout: VectorLayout, sparse?: Map<string, SparseVector>): Map<string, Float32Array> {
   const vectors = new Map<string, Float32Array>();
   if (Array.isArray(value)) {
     // A plain list is the vector named "" (Qdrant's default name), in any collection that has one.
@@ -64,11 +66,18 @@ export function parsePointVectors(value: unknown, field: string, layout: VectorL
   if (!isPlainObject(value)) throw errors.invalidField(field, `expected an array of numbers or an object of named vectors, got ${describe(value)}`);
   for (const [name, vector] of Object.entries(value)) {
     const where = `${field}.${name}`;
+    if (layout.sparseNames.has(name)) {
+      if (!sparse) throw errors.invalidField(where, 'sparse vectors are not accepted here');
+      if (Array.isArray(vector)) throw errors.invalidField(where, `${JSON.stringify(name)} is a sparse vector: give {"indices": [...], "values": [...]}`);
+      sparse.set(name, parseSparseInput(vector, where, 'document'));
+      continue;
+    }
     const dimension = layout.dimensions.get(name);
     if (dimension === undefined) {
-      if (layout.sparseNames.has(name)) throw errors.invalidField(where, 'sparse vectors are not supported yet');
       throw errors.invalidField(where, `Not existing vector name: ${JSON.stringify(name)} (this collection has ${knownNames(layout)})`);
     }
+    if (looksSparse(vector)) throw errors.invalidField(where, `${JSON.stringify(name)} is a dense vector: give an array of ${dimension} numbers, not a sparse vector`);
+    if (looksLikeDocument(vector)) throw errors.invalidField(where, `${JSON.stringify(name)} is a dense vector: Documents are embedded only for sparse vectors (model qdrant/bm25)`);
     vectors.set(name, parseDenseVector(vector, where, dimension));
   }
   return vectors;
@@ -94,4 +103,9 @@ export function float32RowToNumbers(source: Float32Array, offset: number, length
   const row = new Array<number>(length);
   for (let position = 0; position < length; position += 1) row[position] = float32ToNumber(source[offset + position]!);
   return row;
+}
+
+/** A sparse vector as the API returns it: `{"indices": [...], "values": [...]}`, indices ascending. */
+export function sparseVectorToJson(vector: SparseVector): { indices: number[]; values: number[] } {
+  return { indices: Array.from(vector.indices), values: Array.from(vector.values, float32ToNumber) };
 }

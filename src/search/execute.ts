@@ -7,7 +7,7 @@
 // This file only walks the stage tree and picks, per form, the module that answers it:
 // ./nearest-search.ts (with ./mmr-stage.ts for MMR), ./exact-scan.ts with ./query-vectors.ts (example-based forms),
 // ./ordered-stages.ts (no query, order_by), ./random-sample.ts, ./prefetch-fusion.ts,
-// ./formula-stage.ts.
+// ./formula-stage.ts, and ./sparse-search.ts for stages whose `using` names a sparse vector.
 import type { Collection } from '../engine/collection.js';
 import { errors } from '../errors.js';
 import { liveCandidates, prefetchedCandidates } from './candidates.js';
@@ -23,6 +23,7 @@ import { fusePrefetches } from './prefetch-fusion.js';
 import type { QueryEnvironment } from './query-environment.js';
 import { QueryVectors } from './query-vectors.js';
 import { randomSample } from './random-sample.js';
+import { sparseAmong, sparseInCollection } from './sparse-search.js';
 import { combinedFilter, StageFilters, type FilterUse } from './stage-filters.js';
 import { withThreshold, type StageOutput } from './stage-output.js';
 
@@ -68,6 +69,9 @@ export class QueryRun {
     if (form.kind === 'rrf' || form.kind === 'dbsf') throw errors.fusionWithoutPrefetch('');
     // request.ts refuses a formula without prefetches; this only keeps the form list exhaustive.
     if (form.kind === 'formula') throw errors.invalidBodyField(fieldPath(stage.field, 'query'), 'cannot apply Formula without prefetches');
+    if (this.collection.sparse.isSparse(stage.using)) {
+      return withThreshold(await sparseInCollection(this.collection, stage, this.vectors, allowed, this.excluded, limit), stage.scoreThreshold);
+    }
 
     const index = this.collection.vectorIndex(stage.using, fieldPath(stage.field, 'using'));
     const query = this.vectors.nearestVector(form, stage);
@@ -90,6 +94,9 @@ export class QueryRun {
     if (form.kind === 'order_by') return orderByPayload(form.orderBy, stage, candidates, limit);
     if (form.kind === 'sample') return randomSample(candidates, limit);
     if (form.kind === 'formula') return withThreshold(await formulaStage(this.collection, this.environment, form.formula, stage, children, candidates, limit), stage.scoreThreshold);
+    if (this.collection.sparse.isSparse(stage.using)) {
+      return withThreshold(sparseAmong(this.collection, stage, this.vectors, candidates, limit), stage.scoreThreshold);
+    }
 
     const index = this.collection.vectorIndex(stage.using, fieldPath(stage.field, 'using'));
     const query = this.vectors.nearestVector(form, stage);

@@ -1,10 +1,14 @@
 // The checked, normalised form of a search or query request: what the executor runs. Built by
 // ./request.ts from the validated body; never sees HTTP.
 import type { Formula } from './formula.js';
+import type { SparseVector } from '../points/sparse-vector.js';
 import type { OrderByInput, PointIdInput, WithPayloadSelector, WithVectorSelector } from './schemas.js';
 
-/** A query vector given inline, or the id of a point whose vector is used. */
-export type VectorSource = { kind: 'vector'; values: number[] } | { kind: 'point'; id: PointIdInput };
+/**
+ * A query vector given inline (dense, or sparse: `{indices, values}` or a BM25 Document already
+ * turned into its query vector), or the id of a point whose vector is used.
+ */
+export type VectorSource = { kind: 'vector'; values: number[] } | { kind: 'sparse'; vector: SparseVector } | { kind: 'point'; id: PointIdInput };
 
 export interface ContextPairSource {
   positive: VectorSource;

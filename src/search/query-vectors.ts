@@ -6,6 +6,7 @@ import type { Collection } from '../engine/collection.js';
 import { errors } from '../errors.js';
 import type { Distance } from '../native/vector-index.js';
 import { formatPointId, parsePointId } from '../points/ids.js';
+import type { SparseVector } from '../points/sparse-vector.js';
 import { parseDenseVector } from '../points/vectors.js';
 import { averageVector } from './example-scores.js';
 import { exampleScorer, type CandidateScorer, type ExampleForm } from './example-scorer.js';
@@ -22,6 +23,9 @@ export class QueryVectors {
   /** The query vector a source names, checked against the dimension of `using`. */
   resolve(source: VectorSource, stage: QueryStage, field: string): Float32Array {
     const dimension = this.collection.vectorIndex(stage.using, fieldPath(stage.field, 'using')).dimension;
+    if (source.kind === 'sparse') {
+      throw errors.invalidField(field, `${JSON.stringify(stage.using)} is a dense vector: a sparse query (indices and values, or a Document) needs a sparse vector name in "using"`);
+    }
     if (source.kind === 'vector') {
       // Dimension, finiteness and the float32 range (1e39 would become Infinity): a 400, not a kernel error.
       return parseDenseVector(source.values, field, dimension);
@@ -37,6 +41,26 @@ export class QueryVectors {
     const vector = collection.storedVector(entry, vectorName);
     if (!vector) throw errors.invalidField(field, `point ${formatPointId(id)} has no vector ${JSON.stringify(vectorName)}`);
     if (vector.length !== dimension) throw errors.dimensionMismatch(field, dimension, vector.length);
+    return vector;
+  }
+
+  /** The sparse query vector a source names under the sparse vector `using` (docs/api.md §5.6). */
+  resolveSparse(source: VectorSource, stage: QueryStage, field: string): SparseVector {
+    if (source.kind === 'sparse') return source.vector;
+    if (source.kind === 'vector') {
+      throw errors.invalidField(field, `${JSON.stringify(stage.using)} is a sparse vector: give {"indices": [...], "values": [...]}, not a dense vector`);
+    }
+    const id = parsePointId(source.id);
+    const lookup = stage.lookupFrom;
+    const collection = lookup ? this.environment.collectionNamed(lookup.collection) : this.collection;
+    const vectorName = lookup ? lookup.vector : stage.using;
+    const entry = collection.pointById(id);
+    if (!entry) throw errors.pointNotFound(formatPointId(id));
+    if (!collection.sparse.isSparse(vectorName)) {
+      throw errors.invalidField(lookup ? fieldPath(stage.field, 'lookup_from.vector') : fieldPath(stage.field, 'using'), `${JSON.stringify(vectorName)} is not a sparse vector of collection ${collection.name}`);
+    }
+    const vector = collection.storedSparseVector(entry, vectorName);
+    if (!vector) throw errors.invalidField(field, `point ${formatPointId(id)} has no vector ${JSON.stringify(vectorName)}`);
     return vector;
   }
 

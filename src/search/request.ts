@@ -3,6 +3,7 @@
 // level of nesting. Every failure is a 400 that names the field or the level.
 import { errors } from '../errors.js';
 import { parsePointId } from '../points/ids.js';
+import { looksLikeDocument, looksSparse, parseSparseInput } from '../points/sparse-vector.js';
 import { clampLimit } from '../points/request-schemas.js';
 import { parseFormula } from './formula.js';
 import {
@@ -25,6 +26,7 @@ import type {
   QueryRequestBody,
   SearchBatchBody,
   SearchParams,
+  QueryVectorInput,
   SearchRequestBody,
   VectorInput,
 } from './schemas.js';
@@ -66,9 +68,10 @@ function tuningOf(params: SearchParams | null | undefined): SearchTuning {
   return tuning;
 }
 
-/** A vector or a point id; the id is checked here, where its field is known for the 400. */
-function vectorSource(field: string, input: VectorInput): VectorSource {
+/** A vector, a sparse vector or Document, or a point id; checked here, where its field is known for the 400. */
+function vectorSource(field: string, input: QueryVectorInput): VectorSource {
   if (Array.isArray(input)) return { kind: 'vector', values: input };
+  if (looksSparse(input) || looksLikeDocument(input)) return { kind: 'sparse', vector: parseSparseInput(input, field, 'query') };
   try {
     return { kind: 'point', id: parsePointId(input) };
   } catch (error) {
@@ -93,8 +96,8 @@ function contextPairs(field: string, input: ContextInput, limits: RequestLimits)
   }));
 }
 
-function isVectorInput(query: QueryInterface): query is VectorInput {
-  return typeof query !== 'object' || query === null || Array.isArray(query) || typeof query === 'bigint';
+function isVectorInput(query: QueryInterface): query is QueryVectorInput {
+  return typeof query !== 'object' || query === null || Array.isArray(query) || typeof query === 'bigint' || looksSparse(query) || looksLikeDocument(query);
 }
 
 type MmrInput = { diversity?: number | null; candidates_limit?: number | null };
@@ -240,9 +243,10 @@ export function searchPlan(body: SearchRequestBody, limits: RequestLimits = defa
   if (limit === undefined || limit === null) throw errors.invalidBodyField(join(field, 'limit'), 'missing required field');
   const named = !Array.isArray(body.vector);
   const values = Array.isArray(body.vector) ? body.vector : body.vector.vector;
+  const target: VectorSource = Array.isArray(values) ? { kind: 'vector', values } : { kind: 'sparse', vector: parseSparseInput(values, join(field, 'vector.vector'), 'query') };
   const plan: QueryPlan = {
     field,
-    query: { kind: 'nearest', target: { kind: 'vector', values } },
+    query: { kind: 'nearest', target },
     queryField: join(field, 'vector'),
     prefetches: [],
     using: named ? (body.vector as { name: string }).name : '',

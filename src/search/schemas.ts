@@ -26,6 +26,15 @@ export const DenseVector = Type.Array(Type.Number(), { minItems: 1 });
 /** What a query may point at: a dense vector or the id of a stored point. */
 export const VectorInput = Type.Union([DenseVector, PointIdInput]);
 
+/** A sparse vector as sent; src/points/sparse-vector.ts checks its entries and names the bad one. */
+export const SparseVectorInput = Type.Object({ indices: Type.Array(Type.Unknown()), values: Type.Array(Type.Unknown()) }, strict);
+
+/** Text the server turns into a vector itself (BM25, src/text/bm25.ts checks model and options). */
+export const DocumentInput = Type.Object({ text: Type.String(), model: Type.String(), options: Maybe(Type.Unknown()) }, strict);
+
+/** What a nearest query may point at: any VectorInput, a sparse vector or a Document. */
+export const QueryVectorInput = Type.Union([DenseVector, SparseVectorInput, DocumentInput, PointIdInput]);
+
 export const ContextPair = Type.Object({ positive: VectorInput, negative: VectorInput }, strict);
 const ContextInput = Type.Union([ContextPair, Type.Array(ContextPair), Type.Null()]);
 
@@ -49,7 +58,7 @@ export const OrderByInput = Type.Union([
 
 /** Ranges are checked by ./request.ts, which names the field in Qdrant's words. */
 export const MmrInput = Type.Object({ diversity: Maybe(Type.Number()), candidates_limit: Maybe(Type.Integer()) }, strict);
-export const NearestQuery = Type.Object({ nearest: VectorInput, mmr: Maybe(MmrInput) }, strict);
+export const NearestQuery = Type.Object({ nearest: QueryVectorInput, mmr: Maybe(MmrInput) }, strict);
 export const RecommendQuery = Type.Object(
   {
     recommend: Type.Object(
@@ -89,7 +98,7 @@ export const FormulaQuery = Type.Object({ formula: Type.Unknown(), defaults: May
 
 /** Every `query` form of docs/api.md §5. */
 export const QueryInterface = Type.Union([
-  VectorInput,
+  QueryVectorInput,
   NearestQuery,
   RecommendQuery,
   DiscoverQuery,
@@ -164,7 +173,8 @@ export const QueryRequest = Type.Object(
 
 export const QueryBatchRequest = Type.Object({ searches: Type.Array(QueryRequest) }, strict);
 
-export const NamedVector = Type.Object({ name: Type.String(), vector: DenseVector }, strict);
+/** `{name, vector}`: a named dense vector, or Qdrant's NamedSparseVector. */
+export const NamedVector = Type.Object({ name: Type.String(), vector: Type.Union([DenseVector, SparseVectorInput]) }, strict);
 
 export const SearchRequest = Type.Object(
   {
@@ -188,6 +198,7 @@ export const SearchBatchRequest = Type.Object({ searches: Type.Array(SearchReque
 
 export type PointIdInput = Static<typeof PointIdInput>;
 export type VectorInput = Static<typeof VectorInput>;
+export type QueryVectorInput = Static<typeof QueryVectorInput>;
 export type QueryInterface = Static<typeof QueryInterface>;
 export type SearchParams = Static<typeof SearchParams>;
 export type WithPayloadSelector = Static<typeof WithPayloadSelector>;

@@ -1,6 +1,6 @@
 // The answer of a search or query as it leaves the service: ScoredPoints (docs/api.md §3), with
 // payload and vectors only when the request asked for them.
-import type { Collection } from '../engine/collection.js';
+import type { Collection, PointRecord } from '../engine/collection.js';
 import type { PointId } from '../points/ids.js';
 import { float32ToNumber } from '../points/vectors.js';
 import { payloadSelection, vectorSelection, type Payload } from '../points/selectors.js';
@@ -12,7 +12,7 @@ export interface ScoredPoint {
   version: number;
   score: number;
   payload?: Payload;
-  vector?: number[] | Record<string, number[]>;
+  vector?: PointRecord['vector'];
   order_value?: number;
 }
 

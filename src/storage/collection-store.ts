@@ -19,10 +19,12 @@ import {
   pointIdBytesOfKey,
   pointKey,
   prefixEnd,
+  sparseVectorKey,
   vectorKey,
 } from './keys.js';
 import { decodeOperation, encodeOperation, type OperationEntry } from './operation-log.js';
 import { decodeCollectionState, decodePointRecord, encodeCollectionState, encodePointRecord, encodeVectorRecord, type StoredPoint } from './point-records.js';
+import { decodeSparseRecord, encodeSparseRecord, type StoredSparseVector } from './sparse-records.js';
 
 type BatchOperation = AbstractBatchOperation<Database, Buffer, Buffer>;
 
@@ -52,6 +54,14 @@ export class CollectionBatch {
 
   deleteVector(slot: number, vectorName: string): void {
     this.operations.push({ type: 'del', key: vectorKey(this.collectionNumber, slot, vectorName) });
+  }
+
+  putSparseVector(slot: number, vectorName: string, vector: StoredSparseVector): void {
+    this.operations.push({ type: 'put', key: sparseVectorKey(this.collectionNumber, slot, vectorName), value: encodeSparseRecord(vector) });
+  }
+
+  deleteSparseVector(slot: number, vectorName: string): void {
+    this.operations.push({ type: 'del', key: sparseVectorKey(this.collectionNumber, slot, vectorName) });
   }
 
   /** `value` is stored as JSON (bigints allowed) behind the extension format byte. */
@@ -143,6 +153,31 @@ export class CollectionStore {
   /** The raw vector records of `slots` under `vectorName`, in order; undefined where none is stored. */
   vectorRecords(slots: readonly number[], vectorName: string): Promise<(Uint8Array | undefined)[]> {
     return this.database.getMany(slots.map((slot) => vectorKey(this.collectionNumber, slot, vectorName)));
+  }
+
+  /** Every stored sparse vector of `vectorName`, decoded, a chunk at a time. */
+  async *sparseVectors(vectorName: string): AsyncGenerator<{ slot: number; vector: StoredSparseVector }[]> {
+    const iterator = this.database.iterator(collectionPartRange(this.collectionNumber, collectionPart.sparseVector));
+    try {
+      for (;;) {
+        const entries = await iterator.nextv(readChunk);
+        if (entries.length === 0) return;
+        const chunk: { slot: number; vector: StoredSparseVector }[] = [];
+        for (const [key, value] of entries) {
+          const parsed = parseVectorKey(key);
+          if (parsed.vectorName === vectorName) chunk.push({ slot: parsed.slot, vector: decodeSparseRecord(value) });
+        }
+        if (chunk.length > 0) yield chunk;
+      }
+    } finally {
+      await iterator.close();
+    }
+  }
+
+  /** The sparse vectors of `slots` under `vectorName`, in order; undefined where none is stored. */
+  async sparseVectorRecords(slots: readonly number[], vectorName: string): Promise<(StoredSparseVector | undefined)[]> {
+    const values = await this.database.getMany(slots.map((slot) => sparseVectorKey(this.collectionNumber, slot, vectorName)));
+    return values.map((value) => (value === undefined ? undefined : decodeSparseRecord(value)));
   }
 
   /** slot -> the last logged operation after `afterOperationId` that touched it. */

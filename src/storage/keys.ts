@@ -9,6 +9,7 @@
 //   [0x10][collection u32][0x03][slot u32][name]     -> one stored vector
 //   [0x10][collection u32][0x04][operation u64]      -> operation log entry
 //   [0x10][collection u32][0x05][namespace]0x00[key] -> extension records (payload indexes, ...)
+//   [0x10][collection u32][0x06][slot u32][name]     -> one stored sparse vector
 
 const registryCounterTag = 0x01;
 const collectionRecordTag = 0x02;
@@ -20,6 +21,7 @@ export const collectionPart = {
   vector: 0x03,
   operation: 0x04,
   extension: 0x05,
+  sparseVector: 0x06,
 } as const;
 
 export const registryCounterKey = Buffer.concat([Buffer.from([registryCounterTag]), Buffer.from('next_collection_number', 'utf8')]);
@@ -80,6 +82,14 @@ export function vectorKey(collectionNumber: number, slot: number, vectorName: st
   return Buffer.concat([prefix, slotBytes, Buffer.from(vectorName, 'utf8')]);
 }
 
+export function sparseVectorKey(collectionNumber: number, slot: number, vectorName: string): Buffer {
+  const prefix = collectionPrefix(collectionNumber, collectionPart.sparseVector);
+  const slotBytes = Buffer.alloc(4);
+  slotBytes.writeUInt32BE(slot);
+  return Buffer.concat([prefix, slotBytes, Buffer.from(vectorName, 'utf8')]);
+}
+
+/** Vector and sparse vector keys share one layout after the part byte. */
 export function parseVectorKey(key: Uint8Array): { slot: number; vectorName: string } {
   const buffer = Buffer.from(key.buffer, key.byteOffset, key.byteLength);
   return { slot: buffer.readUInt32BE(6), vectorName: buffer.toString('utf8', 10) };
