@@ -82,9 +82,10 @@ const everything = () => true;
 
 describe('hybrid — LangChain RetrievalMode.HYBRID', () => {
   it('langchain — prefetch [dense "", sparse "langchain-sparse"] fused by rrf, as QdrantVectorStore sends it', async () => {
-    // langchain_qdrant names the dense vector "" and the sparse one "langchain-sparse".
+    // langchain_qdrant names the dense vector "" and the sparse one "langchain-sparse", and
+    // creates the collection with exactly this body.
     const created = await server.request('PUT', '/collections/langchain', {
-      vectors: { size: dimension, distance: 'Cosine' },
+      vectors: { '': { size: dimension, distance: 'Cosine' } },
       sparse_vectors: { 'langchain-sparse': {} },
     });
     expect(created.status).toBe(200);
