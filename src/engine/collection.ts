@@ -21,7 +21,7 @@ import { InFlightVectors } from './in-flight-vectors.js';
 import type { PointSelector } from './point-selection.js';
 import { PointTable, type PointEntry } from './point-table.js';
 import { RecordView, vectorIndexNamed, type PointRecord } from './record-view.js';
-import { SparseVectors } from './sparse-vectors.js';
+import { SparseVectors, sparseCheckpointPath } from './sparse-vectors.js';
 import { StrictMode } from './strict-mode.js';
 import { WritePath, type FailedOperationName, type PayloadChange, type PreparedPoint, type UpdateMode, type VectorUpdate, type WriteResult } from './write-path.js';
 import type { DraftOperation } from './write-draft.js';
@@ -478,6 +478,7 @@ export class Collection {
     return this.queue.run(async () => {
       this.assertOperable();
       await rm(checkpointPath(this.directory, name), { force: true });
+      await rm(sparseCheckpointPath(this.directory, name), { force: true });
       const index = kind === 'dense' ? createVectorIndex(vectorIndexOptions(next, name)) : undefined;
       try {
         await persist(next);
@@ -487,6 +488,7 @@ export class Collection {
       }
       this.currentConfig = next;
       if (index) this.indexes.set(name, index);
+      else this.sparse.add(name);
       return { operation_id: this.lastOperationId, status: 'completed' } satisfies WriteResult;
     });
   }
@@ -502,12 +504,15 @@ export class Collection {
       this.currentConfig = next;
       const index = this.indexes.get(name);
       this.indexes.delete(name);
-      if (index) {
+      const sparseIndex = this.sparse.remove(name);
+      if (index || sparseIndex) {
         // Releasing native memory under a running search would fail it; let searches finish first.
         await this.table.waitForReads();
-        index.close();
+        index?.close();
+        sparseIndex?.close();
       }
       await rm(checkpointPath(this.directory, name), { force: true });
+      await rm(sparseCheckpointPath(this.directory, name), { force: true });
     });
   }
 

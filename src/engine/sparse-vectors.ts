@@ -57,6 +57,19 @@ export class SparseVectors {
     for (const name of this.names()) this.index(name);
   }
 
+  /** A name added to the configuration (docs/api.md §4.7): a new, empty index. */
+  add(name: string): void {
+    this.indexes.get(name)?.close();
+    this.indexes.set(name, createSparseIndex());
+  }
+
+  /** A name removed from the configuration: its index leaves (the caller closes it once no read runs). */
+  remove(name: string): SparseIndex | undefined {
+    const index = this.indexes.get(name);
+    this.indexes.delete(name);
+    return index;
+  }
+
   /** Start-up: the indexes recovery loaded or rebuilt. */
   restore(indexes: ReadonlyMap<string, SparseIndex>): void {
     for (const [name, index] of indexes) this.indexes.set(name, index);

@@ -4,14 +4,16 @@
 // between the draft and the committed table becomes the ONE store batch. A refused operation
 // throws before anything is written, so the whole request leaves no trace (all or nothing).
 // The single-operation forms that need staging (delete_vectors, update_filter) use it too.
+// Sparse vectors are staged beside the dense ones and land in the same batch (docs/api.md §3.6).
 import { errors, isQuiverError } from '../errors.js';
 import { serializeJson } from '../json/serialize.js';
-import { formatPointId, pointIdKey, type PointId } from '../points/ids.js';
+import { formatPointId, pointIdKey } from '../points/ids.js';
 import type { Payload } from '../points/selectors.js';
+import type { SparseVector } from '../points/sparse-vector.js';
 import type { CollectionBatch } from '../storage/collection-store.js';
 import type { PointSelector } from './point-selection.js';
 import type { PointEntry, PointTable } from './point-table.js';
-import type { PreparedPoint, UpdateMode } from './write-types.js';
+import type { PreparedPoint, UpdateMode, VectorUpdate } from './write-types.js';
 
 /** A point as a filter sees it while a write is staged: its staged entry and vector presence. */
 export interface StagedPoint {
@@ -24,14 +26,16 @@ export type DraftOperation =
   | { kind: 'upsert'; points: PreparedPoint[]; mode: UpdateMode; updateFilter?: unknown; field: string }
   | { kind: 'delete'; selector: PointSelector; field: string }
   | { kind: 'payload'; selector: PointSelector; transform: (payload: Payload) => Payload; missing: 'skip' | 'not_found'; field: string }
-  | { kind: 'update_vectors'; points: { id: PointId; vectors: Map<string, Float32Array> }[]; updateFilter?: unknown; field: string }
+  | { kind: 'update_vectors'; points: VectorUpdate[]; updateFilter?: unknown; field: string }
   | { kind: 'delete_vectors'; selector: PointSelector; names: string[]; field: string };
 
 export interface DraftContext {
   table: PointTable;
-  /** Every vector name of the collection. */
+  /** Every dense vector name of the collection. */
   vectorNames: readonly string[];
-  /** Whether the committed point at `slot` has a vector under `name` (the kernel's view). */
+  /** Every sparse vector name of the collection. */
+  sparseNames: readonly string[];
+  /** Whether the committed point at `slot` has a vector (dense or sparse) under `name`. */
   hasStoredVector(slot: number, name: string): boolean;
   selectByFilter(filter: unknown, field: string): Iterable<PointEntry>;
   matchesPoint(filter: unknown, point: StagedPoint, field: string): boolean;
@@ -44,6 +48,8 @@ interface DraftPoint {
   current: PointEntry | undefined;
   /** Per name: the new vector, or null = removed. Names not here keep the original's vector. */
   vectors: Map<string, Float32Array | null>;
+  /** The same for sparse names. */
+  sparse: Map<string, SparseVector | null>;
   /** A slot allocated for a point new in this write. */
   allocated?: number;
 }
@@ -51,7 +57,7 @@ interface DraftPoint {
 /** What the draft's commit and kernel steps need once the batch is durable. */
 export interface DraftPlan {
   /** Points that exist after the write, with their changed vectors. */
-  written: { previous: PointEntry | undefined; entry: PointEntry; vectors: Map<string, Float32Array | null> }[];
+  written: { previous: PointEntry | undefined; entry: PointEntry; vectors: Map<string, Float32Array | null>; sparse: Map<string, SparseVector | null> }[];
   /** Committed points the write deletes. */
   deleted: PointEntry[];
 }
@@ -77,7 +83,7 @@ export class WriteDraft {
     let staged = this.points.get(key);
     if (!staged) {
       const original = this.context.table.byKey(key);
-      staged = { original, current: original, vectors: new Map() };
+      staged = { original, current: original, vectors: new Map(), sparse: new Map() };
       this.points.set(key, staged);
     }
     return staged;
@@ -85,7 +91,7 @@ export class WriteDraft {
 
   private hasVector(key: string, name: string): boolean {
     const staged = this.points.get(key);
-    const changed = staged?.vectors.get(name);
+    const changed = staged?.vectors.has(name) ? staged.vectors.get(name) : staged?.sparse.get(name);
     if (changed !== undefined) return changed !== null;
     const original = staged ? staged.original : this.context.table.byKey(key);
     if (!original || (staged && staged.current === undefined)) return false;
@@ -148,7 +154,10 @@ export class WriteDraft {
       case 'delete_vectors':
         for (const entry of this.select(operation.selector, 'skip', `${operation.field}filter`)) {
           const staged = this.touch(entry.key);
-          for (const name of operation.names) staged.vectors.set(name, null);
+          for (const name of operation.names) {
+            if (this.context.sparseNames.includes(name)) staged.sparse.set(name, null);
+            else staged.vectors.set(name, null);
+          }
         }
         return;
     }
@@ -169,6 +178,8 @@ export class WriteDraft {
       const slot = staged.original?.slot ?? staged.allocated ?? this.allocate(staged);
       staged.current = { id: point.id, key: point.key, slot, version: this.operationId, payload: point.payload };
       for (const name of this.context.vectorNames) staged.vectors.set(name, point.vectors.get(name) ?? null);
+      // A whole-point upsert removes every sparse name it leaves out, as the direct path does.
+      for (const name of this.context.sparseNames) staged.sparse.set(name, point.sparse?.get(name) ?? null);
     }
   }
 
@@ -177,7 +188,7 @@ export class WriteDraft {
     return staged.allocated;
   }
 
-  private updateVectors(points: { id: PointId; vectors: Map<string, Float32Array> }[], updateFilter: unknown, filterField: string): void {
+  private updateVectors(points: VectorUpdate[], updateFilter: unknown, filterField: string): void {
     for (const point of points) {
       const key = pointIdKey(point.id);
       const existing = this.current(key);
@@ -185,6 +196,7 @@ export class WriteDraft {
       if (!this.passes(updateFilter, existing, filterField)) continue;
       const staged = this.touch(key);
       for (const [name, vector] of point.vectors) staged.vectors.set(name, vector);
+      for (const [name, vector] of point.sparse ?? []) staged.sparse.set(name, vector);
       staged.current = { ...existing };
     }
   }
@@ -193,7 +205,10 @@ export class WriteDraft {
     const staged = this.touch(key);
     staged.current = undefined;
     staged.vectors.clear();
-    if (staged.original) for (const name of this.context.vectorNames) staged.vectors.set(name, null);
+    staged.sparse.clear();
+    if (!staged.original) return;
+    for (const name of this.context.vectorNames) staged.vectors.set(name, null);
+    for (const name of this.context.sparseNames) staged.sparse.set(name, null);
   }
 
   /** Slots allocated for points the draft created; given back when the write is refused or fails. */
@@ -215,6 +230,7 @@ export class WriteDraft {
         if (!original) continue;
         batch.deletePoint(original.id);
         for (const name of this.context.vectorNames) batch.deleteVector(original.slot, name);
+        for (const name of this.context.sparseNames) batch.deleteSparseVector(original.slot, name);
         plan.deleted.push(original);
         slots.push(original.slot);
         continue;
@@ -228,8 +244,15 @@ export class WriteDraft {
         // A new point never had a vector to remove.
         if (vector || original) vectors.set(name, vector);
       }
-      if (vectors.size > 0) slots.push(entry.slot);
-      plan.written.push({ previous: original, entry, vectors });
+      const sparse = new Map<string, SparseVector | null>();
+      for (const [name, vector] of staged.sparse) {
+        if (vector) batch.putSparseVector(entry.slot, name, vector);
+        else if (original) batch.deleteSparseVector(entry.slot, name);
+        if (vector || original) sparse.set(name, vector);
+      }
+      // The log lists every slot whose vectors change, so a restart re-applies them over a checkpoint.
+      if (vectors.size + sparse.size > 0) slots.push(entry.slot);
+      plan.written.push({ previous: original, entry, vectors, sparse });
     }
     return { plan, slots };
   }

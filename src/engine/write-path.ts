@@ -61,6 +61,11 @@ export interface WritePathOptions {
   logger: Logger;
 }
 
+/** The sparse side of a staged write's plan, in the shape SparseVectors takes. */
+function sparseChanges(plan: DraftPlan): SparseChange[] {
+  return plan.written.filter((change) => change.sparse.size > 0).map((change) => ({ slot: change.entry.slot, vectors: change.sparse }));
+}
+
 function concatenate(rows: Float32Array[], dimension: number): Float32Array {
   const joined = new Float32Array(rows.length * dimension);
   rows.forEach((row, position) => joined.set(row, position * dimension));
@@ -346,7 +351,7 @@ export class WritePath {
    * operation refuses the whole write; `labelled` prefixes its message with `operations[i]`.
    */
   applyOperations(operations: readonly DraftOperation[], wait: boolean, labelled: boolean): Promise<WriteResult> {
-    const { table, indexes, inFlight } = this.options;
+    const { table, indexes, inFlight, sparse } = this.options;
     const single = operations.length === 1 ? operations[0]!.kind : undefined;
     const kind: OperationKind = single === undefined ? 'batch' : single === 'delete_vectors' ? 'update_vectors' : single;
     const failed: FailedOperationName = single === 'delete' ? 'Delete' : single === 'payload' ? 'Payload operation' : 'Upsert';
@@ -356,7 +361,8 @@ export class WritePath {
           {
             table,
             vectorNames: [...indexes.keys()],
-            hasStoredVector: (slot, name) => indexes.get(name)?.has(slot) ?? false,
+            sparseNames: sparse.names(),
+            hasStoredVector: (slot, name) => (sparse.isSparse(name) ? sparse.has(slot, name) : (indexes.get(name)?.has(slot) ?? false)),
             selectByFilter: this.options.selectByFilter,
             matchesPoint: this.options.matchesPoint,
             checkPayloadSize: (payloadJson, field) => this.checkPayloadSize(payloadJson, field),
@@ -389,6 +395,7 @@ export class WritePath {
           table.remove(entry);
           this.options.payloadChanged({ slot: entry.slot, id: entry.id, before: entry.payload, after: undefined });
         }
+        sparse.commit(sparseChanges(plan));
       },
       apply: (plan) => {
         const changedSlots = plan.written.filter((change) => change.vectors.size > 0).map((change) => change.entry.slot);
@@ -407,6 +414,8 @@ export class WritePath {
             if (slots.length > 0) await index.upsert(Uint32Array.from(slots), concatenate(rows, index.dimension));
             if (removed.length > 0) await index.delete(Uint32Array.from(removed));
           }
+          await sparse.apply(sparseChanges(plan));
+          if (plan.deleted.length > 0) await sparse.deleteSlots(Uint32Array.from(plan.deleted, (entry) => entry.slot));
           // Only now can no new search return the deleted points' slots; running ones still might.
           if (plan.deleted.length > 0) table.retireSlots(plan.deleted.map((entry) => entry.slot));
         });
@@ -420,12 +429,18 @@ export class WritePath {
    * the vector, so a restart between the two re-applies them (as removed) over a checkpoint.
    */
   removeVectorData(vectorName: string, change: () => Promise<void>): Promise<WriteResult> {
-    const { table, indexes } = this.options;
+    const { table, indexes, sparse } = this.options;
     return this.write<null>('Collection operation', true, {
       prepare: (_operationId, batch) => {
         const index = indexes.get(vectorName);
+        const isSparse = sparse.isSparse(vectorName);
         const slots: number[] = [];
         for (const entry of table.values()) {
+          if (isSparse) {
+            batch.deleteSparseVector(entry.slot, vectorName);
+            if (sparse.has(entry.slot, vectorName)) slots.push(entry.slot);
+            continue;
+          }
           batch.deleteVector(entry.slot, vectorName);
           if (index?.has(entry.slot)) slots.push(entry.slot);
         }
