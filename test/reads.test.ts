@@ -184,6 +184,19 @@ describe('payload selectors with array paths', () => {
     expect(response.status).toBe(400);
     expect(response.body.status.error).toMatch(/^with_payload\.include\[0\]: "\[x\]" at position 14/);
   });
+
+  it('a malformed with_payload path in a query is a 400 even when no point matches', async () => {
+    const nothing = { must: [{ has_id: [999_999] }] };
+    const response = await server.request('POST', '/collections/reads/points/query', { filter: nothing, with_payload: { exclude: ['country.cities['] } });
+    expect(response.status).toBe(400);
+    expect(response.body.status.error).toMatch(/^with_payload\.exclude\[0\]: /);
+    const batch = await server.request('POST', '/collections/reads/points/query/batch', { searches: [{ filter: nothing }, { filter: nothing, with_payload: ['a.'] }] });
+    expect(batch.status).toBe(400);
+    expect(batch.body.status.error).toMatch(/^searches\[1\]\.with_payload\[0\]: /);
+    await expect(server.client.query('reads', { filter: nothing, with_payload: ['a..b'] })).rejects.toThrow();
+    // The same request with a good path answers an empty list.
+    expect((await server.client.query('reads', { filter: nothing, with_payload: ['country.cities[0]'] })).points).toEqual([]);
+  });
 });
 
 /** Every (id, value) row order_by yields: one per distinct numeric value, value then id order. */

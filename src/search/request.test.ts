@@ -219,3 +219,21 @@ describe('search request', () => {
     );
   });
 });
+
+describe('with_payload paths are checked when the request is parsed', () => {
+  it('with_payload — a malformed path is a 400 naming it before anything is searched', () => {
+    expect(planMessage(() => query({ query: [1], with_payload: { include: ['a', 'b['] } }))).toMatch(/with_payload\.include\[1\]: unclosed "\["/);
+    expect(planMessage(() => searchPlan({ vector: [1], limit: 1, with_payload: ['a.'] } as SearchRequestBody))).toMatch(/with_payload\[0\]/);
+  });
+
+  it('with_payload — in a batch the message names the search', () => {
+    const body = { searches: [{ query: [1] }, { query: [1], with_payload: { exclude: 'x[' } }] };
+    expect(planMessage(() => queryBatchPlans(body as never))).toMatch(/searches\[1\]\.with_payload\.exclude/);
+  });
+
+  it('with_payload — null and absent mean no payload; good paths pass', () => {
+    expect(query({ query: [1], with_payload: null }).withPayload).toBe(false);
+    expect(query({ query: [1] }).withPayload).toBe(false);
+    expect(query({ query: [1], with_payload: ['a[0].b', 'c[]'] }).withPayload).toEqual(['a[0].b', 'c[]']);
+  });
+});

@@ -4,6 +4,7 @@
 import { errors } from '../errors.js';
 import { parsePointId } from '../points/ids.js';
 import { clampLimit } from '../points/request-schemas.js';
+import { payloadSelection } from '../points/selectors.js';
 import { parseFormula } from './formula.js';
 import {
   defaultMmrDiversity,
@@ -27,6 +28,7 @@ import type {
   SearchParams,
   SearchRequestBody,
   VectorInput,
+  WithPayloadSelector,
 } from './schemas.js';
 
 export interface RequestLimits {
@@ -225,12 +227,22 @@ function stage(field: string, body: PrefetchBody, depth: number, limits: Request
   return result;
 }
 
+/**
+ * The `with_payload` paths, checked now: the answer shapes payloads only when there are points,
+ * and a malformed path must be a 400 whether or not anything matched.
+ */
+function checkedWithPayload(field: string, value: WithPayloadSelector | null | undefined): WithPayloadSelector {
+  const selector = value ?? false;
+  payloadSelection(selector, false, join(field, 'with_payload'));
+  return selector;
+}
+
 export function queryPlan(body: QueryRequestBody, limits: RequestLimits = defaultRequestLimits, field = ''): QueryPlan {
   const root = stage(field, body, 0, limits, { prefetches: 0 });
   return {
     ...root,
     offset: checkOffset(join(field, 'offset'), body.offset ?? 0, limits),
-    withPayload: body.with_payload ?? false,
+    withPayload: checkedWithPayload(field, body.with_payload),
     withVector: body.with_vector ?? false,
   };
 }
@@ -249,7 +261,7 @@ export function searchPlan(body: SearchRequestBody, limits: RequestLimits = defa
     tuning: tuningOf(body.params),
     limit: clampLimit(limit, limits.maxLimit),
     offset: checkOffset(join(field, 'offset'), body.offset ?? 0, limits),
-    withPayload: body.with_payload ?? false,
+    withPayload: checkedWithPayload(field, body.with_payload),
     withVector: body.with_vector ?? body.with_vectors ?? false,
   };
   if (body.filter !== undefined && body.filter !== null) plan.filter = body.filter;
