@@ -107,22 +107,26 @@ describe('slice', () => {
   });
 });
 
-// The slow reference of Qdrant's selector semantics: every node has a path (array elements take
-// `[]`); include keeps a node whose path and a pattern agree over their common length, exclude
-// drops a node a pattern is a prefix of. Patterns here are plain `a.b[].c` text.
+// The slow reference of the selector semantics (docs/api.md §3.5): every node has a path (array
+// element i takes `[i]`, which a pattern's `[]` agrees with); include keeps a node whose path and
+// a pattern agree over their common length, exclude drops a node a pattern agrees with the start
+// of. Patterns here are plain `a.b[].c` text.
 function pathParts(text: string): string[] {
   return text.replaceAll('[', '.[').split('.');
 }
 
 function selectReference(payload: unknown, mode: 'include' | 'exclude', patterns: string[]): unknown {
   const parsed = patterns.map(pathParts);
-  const agree = (pattern: string[], path: string[], length: number) => pattern.slice(0, length).every((part, position) => part === path[position]);
+  const partAgrees = (part: string, step: string) => part === step || (part === '[]' && step.startsWith('['));
+  const agree = (pattern: string[], path: string[], length: number) => pattern.slice(0, length).every((part, position) => partAgrees(part, path[position]!));
   const keep = (path: string[]) =>
     mode === 'include'
       ? parsed.some((pattern) => agree(pattern, path, Math.min(pattern.length, path.length)))
       : !parsed.some((pattern) => pattern.length <= path.length && agree(pattern, path, pattern.length));
   const walk = (value: unknown, path: string[]): unknown => {
-    if (Array.isArray(value)) return keep([...path, '[]']) ? value.map((element) => walk(element, [...path, '[]'])) : [];
+    if (Array.isArray(value)) {
+      return value.flatMap((element, index) => (keep([...path, `[${index}]`]) ? [walk(element, [...path, `[${index}]`])] : []));
+    }
     if (typeof value !== 'object' || value === null) return value;
     return Object.fromEntries(
       Object.entries(value)
@@ -138,10 +142,12 @@ describe('payload selectors with array paths', () => {
     ['include', ['country.cities[].name']],
     ['include', ['country.cities[].population', 'tag']],
     ['include', ['country.cities[0].name']],
+    ['include', ['country.cities[1]', 'scores[0]']],
     ['include', ['scores[]']],
     ['exclude', ['country.cities[].population']],
     ['exclude', ['country.cities[]', 'scores']],
     ['exclude', ['country.cities[0].name']],
+    ['exclude', ['country.cities[1].name', 'scores[0]']],
     ['exclude', ['country.name', 'country.cities[].sights']],
   ];
 
@@ -166,12 +172,30 @@ describe('payload selectors with array paths', () => {
     expect(record!.payload).toEqual({ country: { cities: [{ name: 'c5' }, { name: 'd5' }, {}] } });
     const [excluded] = await server.client.retrieve('reads', { ids: [1], with_payload: { exclude: ['country.cities[].population', 'scores', 'tag'] } });
     expect(excluded!.payload).toEqual({ country: { name: 'n1', cities: [{ name: 'c1' }, { name: 'd1', sights: ['s'] }] } });
+    // An index selects that element: include keeps only it, exclude acts on it alone.
+    const [first] = await server.client.retrieve('reads', { ids: [5], with_payload: { include: ['country.cities[0].name'] } });
+    expect(first!.payload).toEqual({ country: { cities: [{ name: 'c5' }] } });
+    const [others] = await server.client.retrieve('reads', { ids: [1], with_payload: { exclude: ['country.cities[0].name', 'scores', 'tag'] } });
+    expect(others!.payload).toEqual({ country: { name: 'n1', cities: [{ population: 1 }, { name: 'd1', sights: ['s'] }] } });
   });
 
   it('a malformed selector path is a 400 naming it', async () => {
     const response = await server.request('POST', '/collections/reads/points', { ids: [1], with_payload: { include: ['country.cities[x]'] } });
     expect(response.status).toBe(400);
     expect(response.body.status.error).toMatch(/^with_payload\.include\[0\]: "\[x\]" at position 14/);
+  });
+
+  it('a malformed with_payload path in a query is a 400 even when no point matches', async () => {
+    const nothing = { must: [{ has_id: [999_999] }] };
+    const response = await server.request('POST', '/collections/reads/points/query', { filter: nothing, with_payload: { exclude: ['country.cities['] } });
+    expect(response.status).toBe(400);
+    expect(response.body.status.error).toMatch(/^with_payload\.exclude\[0\]: /);
+    const batch = await server.request('POST', '/collections/reads/points/query/batch', { searches: [{ filter: nothing }, { filter: nothing, with_payload: ['a.'] }] });
+    expect(batch.status).toBe(400);
+    expect(batch.body.status.error).toMatch(/^searches\[1\]\.with_payload\[0\]: /);
+    await expect(server.client.query('reads', { filter: nothing, with_payload: ['a..b'] })).rejects.toThrow();
+    // The same request with a good path answers an empty list.
+    expect((await server.client.query('reads', { filter: nothing, with_payload: ['country.cities[0]'] })).points).toEqual([]);
   });
 });
 

@@ -5,24 +5,24 @@ import { payloadSelection, selectPayload, vectorSelection, type Payload } from '
 
 const payload = { a: 1, b: { c: 2, d: { e: 3 } }, f: [1, 2] };
 
-// The slow reference: Qdrant's definition taken literally. Every node of the payload gets a
-// path (array elements: the array's path plus `[]`); the node is visited only if its parent
-// was kept, and kept if `keep(path)` holds.
-function samePath(left: readonly PathSegment[], right: readonly PathSegment[], length: number): boolean {
-  for (let position = 0; position < length; position += 1) {
-    const a = left[position]!;
-    const b = right[position]!;
-    if (a.kind !== b.kind) return false;
-    if (a.kind === 'key' && a.name !== (b as typeof a).name) return false;
-    if (a.kind === 'index' && a.index !== (b as typeof a).index) return false;
-  }
+// The slow reference: the definition taken literally (docs/api.md §3.5). Every node of the
+// payload gets a path (array element i: the array's path plus `[i]`); the node is visited only
+// if its parent was kept, and kept if `keep(path)` holds. A pattern's `[]` agrees with any index.
+function agrees(pattern: PathSegment, segment: PathSegment): boolean {
+  if (pattern.kind === 'key') return segment.kind === 'key' && segment.name === pattern.name;
+  if (segment.kind !== 'index') return false;
+  return pattern.kind === 'every' || pattern.index === segment.index;
+}
+
+function samePath(pattern: readonly PathSegment[], path: readonly PathSegment[], length: number): boolean {
+  for (let position = 0; position < length; position += 1) if (!agrees(pattern[position]!, path[position]!)) return false;
   return true;
 }
 
 function referenceWalk(value: unknown, path: PathSegment[], keep: (path: PathSegment[]) => boolean): unknown {
   if (Array.isArray(value)) {
-    const elementPath: PathSegment[] = [...path, { kind: 'every' }];
-    return value.filter(() => keep(elementPath)).map((element) => referenceWalk(element, elementPath, keep));
+    const elementPaths = value.map((_, index): PathSegment[] => [...path, { kind: 'index', index }]);
+    return value.flatMap((element, index) => (keep(elementPaths[index]!) ? [referenceWalk(element, elementPaths[index]!, keep)] : []));
   }
   if (typeof value !== 'object' || value === null) return value;
   const result: Payload = {};
@@ -56,7 +56,7 @@ function randomPattern(random: () => number): string {
   const length = Math.floor(random() * 4);
   for (let step = 0; step < length; step += 1) {
     const roll = random();
-    parts.push(roll < 0.4 ? '[]' : roll < 0.5 ? '[0]' : `.${['a', 'b', 'c'][Math.floor(random() * 3)]}`);
+    parts.push(roll < 0.35 ? '[]' : roll < 0.45 ? '[0]' : roll < 0.55 ? '[1]' : `.${['a', 'b', 'c'][Math.floor(random() * 3)]}`);
   }
   return parts.join('');
 }
@@ -71,7 +71,7 @@ describe('selectors', () => {
     expect(payload).toEqual({ a: 1, b: { c: 2, d: { e: 3 } }, f: [1, 2] });
   });
 
-  it('with_payload — array paths select inside every element, as Qdrant does', () => {
+  it('with_payload — array paths select inside every element; an index selects that element only', () => {
     const country = { country: { name: 'DE', cities: [{ name: 'Berlin', population: 3.6 }, { name: 'Bonn', population: 0.3 }, { sights: ['x'] }] } };
     expect(selectPayload(country, payloadSelection({ include: ['country.cities[].name'] }, true))).toEqual({
       country: { cities: [{ name: 'Berlin' }, { name: 'Bonn' }, {}] },
@@ -80,10 +80,23 @@ describe('selectors', () => {
       country: { name: 'DE', cities: [{ name: 'Berlin' }, { name: 'Bonn' }, { sights: ['x'] }] },
     });
     expect(selectPayload(country, payloadSelection({ exclude: ['country.cities[]'] }, true))).toEqual({ country: { name: 'DE', cities: [] } });
-    // Qdrant walks array elements as `[]`: an index never matches one, so include keeps the array
-    // empty and exclude removes nothing.
-    expect(selectPayload(country, payloadSelection({ include: ['country.cities[0].name'] }, true))).toEqual({ country: { cities: [] } });
-    expect(selectPayload(country, payloadSelection({ exclude: ['country.cities[0].name'] }, true))).toEqual(country);
+    // An index selects its element: include keeps only the selected elements, in order; exclude
+    // acts on that element alone (Qdrant differs, docs/api.md §10).
+    expect(selectPayload(country, payloadSelection({ include: ['country.cities[0].name'] }, true))).toEqual({ country: { cities: [{ name: 'Berlin' }] } });
+    expect(selectPayload(country, payloadSelection({ include: ['country.cities[2]', 'country.cities[0].population'] }, true))).toEqual({
+      country: { cities: [{ population: 3.6 }, { sights: ['x'] }] },
+    });
+    expect(selectPayload(country, payloadSelection({ include: ['country.cities[0].name', 'country.cities[].population'] }, true))).toEqual({
+      country: { cities: [{ name: 'Berlin', population: 3.6 }, { population: 0.3 }, {}] },
+    });
+    expect(selectPayload(country, payloadSelection({ include: ['country.cities[7].name'] }, true))).toEqual({ country: { cities: [] } });
+    expect(selectPayload(country, payloadSelection({ exclude: ['country.cities[0].name'] }, true))).toEqual({
+      country: { name: 'DE', cities: [{ population: 3.6 }, { name: 'Bonn', population: 0.3 }, { sights: ['x'] }] },
+    });
+    expect(selectPayload(country, payloadSelection({ exclude: ['country.cities[1]'] }, true))).toEqual({
+      country: { name: 'DE', cities: [{ name: 'Berlin', population: 3.6 }, { sights: ['x'] }] },
+    });
+    expect(selectPayload({ grid: [[1, 2], [3, 4]] }, payloadSelection({ include: ['grid[][1]'] }, true))).toEqual({ grid: [[2], [4]] });
     // A prefix of a pattern is kept even when it holds no more of the path.
     expect(selectPayload({ a: 5, b: { c: 1 } }, payloadSelection(['a.x', 'b.x'], true))).toEqual({ a: 5, b: {} });
     expect(selectPayload({ 'a.b': 1, a: { b: 2 } }, payloadSelection(['"a.b"'], true))).toEqual({ 'a.b': 1 });

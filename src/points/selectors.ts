@@ -59,38 +59,44 @@ export function vectorSelection(value: WithVector | undefined, defaultValue: boo
   return { kind: 'named', names: value };
 }
 
-// Qdrant's selector semantics (docs/api.md §3.2): the payload is walked as a tree whose nodes
-// have paths, every array element taking its array's path plus `[]`. Include keeps a node when
-// its path and some pattern agree segment by segment over their common length (so ancestors of
-// a pattern are kept, possibly emptied, and everything below a whole pattern is kept); exclude
-// drops a node when some pattern is a prefix of its path. An index segment (`[0]`) never equals
-// `[]`, so it selects nothing inside an array. Instead of testing every node against every
-// pattern, the walk carries the patterns still in agreement with the current path.
+// Selector semantics (docs/api.md §3.5): the payload is walked as a tree whose nodes have paths,
+// array element i having its array's path plus `[i]`. A pattern segment agrees with a path segment
+// when both are the same key, or the path's `[i]` meets a pattern's `[]` (every element) or `[i]`
+// (that element). Include keeps a node when its path and some pattern agree segment by segment
+// over their common length (ancestors of a pattern are kept, possibly emptied; everything below a
+// whole pattern is kept), so an array keeps only the elements some pattern selects, in order.
+// Exclude drops a node when some pattern agrees with the start of its path. Instead of testing
+// every node against every pattern, the walk carries the patterns still in agreement with it.
+// Qdrant differs for `[i]`: it walks every element as `[]`, so an index selects nothing (§10).
 
-function sameSegment(left: PathSegment, right: PathSegment): boolean {
-  if (left.kind === 'key') return right.kind === 'key' && left.name === right.name;
-  if (left.kind === 'index') return right.kind === 'index' && left.index === right.index;
-  return right.kind === 'every';
+function keyAgrees(pattern: PathSegment, name: string): boolean {
+  return pattern.kind === 'key' && pattern.name === name;
 }
 
-/** The patterns whose segment at `depth` equals `segment`. */
-function agreeing(patterns: readonly PayloadPath[], depth: number, segment: PathSegment): PayloadPath[] {
-  return patterns.filter((pattern) => sameSegment(pattern.segments[depth]!, segment));
+function elementAgrees(pattern: PathSegment, index: number): boolean {
+  return pattern.kind === 'every' || (pattern.kind === 'index' && pattern.index === index);
 }
 
-const everySegment: PathSegment = { kind: 'every' };
+/** The patterns whose segment at `depth` agrees with the path segment `agrees` tests. */
+function agreeing(patterns: readonly PayloadPath[], depth: number, agrees: (pattern: PathSegment) => boolean): PayloadPath[] {
+  return patterns.filter((pattern) => agrees(pattern.segments[depth]!));
+}
 
 /** The node at `depth`, kept because `patterns` (each longer than depth) agree with its path so far. */
 function includeBelow(value: unknown, patterns: readonly PayloadPath[], depth: number): unknown {
   if (patterns.some((pattern) => pattern.segments.length <= depth)) return value;
   if (Array.isArray(value)) {
-    const active = agreeing(patterns, depth, everySegment);
-    return active.length === 0 ? [] : value.map((element) => includeBelow(element, active, depth + 1));
+    const result: unknown[] = [];
+    value.forEach((element, index) => {
+      const active = agreeing(patterns, depth, (pattern) => elementAgrees(pattern, index));
+      if (active.length > 0) result.push(includeBelow(element, active, depth + 1));
+    });
+    return result;
   }
   if (!isPlainObject(value)) return value;
   const result: Payload = {};
   for (const [key, child] of Object.entries(value)) {
-    const active = agreeing(patterns, depth, { kind: 'key', name: key });
+    const active = agreeing(patterns, depth, (pattern) => keyAgrees(pattern, key));
     if (active.length > 0) result[key] = includeBelow(child, active, depth + 1);
   }
   return result;
@@ -100,14 +106,20 @@ function includeBelow(value: unknown, patterns: readonly PayloadPath[], depth: n
 function excludeBelow(value: unknown, patterns: readonly PayloadPath[], depth: number): unknown {
   if (patterns.length === 0) return value;
   if (Array.isArray(value)) {
-    const active = agreeing(patterns, depth, everySegment);
-    if (active.some((pattern) => pattern.segments.length === depth + 1)) return [];
-    return active.length === 0 ? value : value.map((element) => excludeBelow(element, active, depth + 1));
+    // No pattern names an element here: the array is returned as it is, not copied.
+    if (patterns.every((pattern) => pattern.segments[depth]!.kind === 'key')) return value;
+    const result: unknown[] = [];
+    value.forEach((element, index) => {
+      const active = agreeing(patterns, depth, (pattern) => elementAgrees(pattern, index));
+      if (active.some((pattern) => pattern.segments.length === depth + 1)) return;
+      result.push(active.length === 0 ? element : excludeBelow(element, active, depth + 1));
+    });
+    return result;
   }
   if (!isPlainObject(value)) return value;
   const result: Payload = {};
   for (const [key, child] of Object.entries(value)) {
-    const active = agreeing(patterns, depth, { kind: 'key', name: key });
+    const active = agreeing(patterns, depth, (pattern) => keyAgrees(pattern, key));
     if (active.some((pattern) => pattern.segments.length === depth + 1)) continue;
     result[key] = active.length === 0 ? child : excludeBelow(child, active, depth + 1);
   }

@@ -1,6 +1,7 @@
 // Points given by id as query examples (the nearest target, recommend positives and negatives,
-// discover and context pairs) are left out of every result of the request, at every stage, as
-// Qdrant does: asking "more like point 7" never answers "point 7".
+// discover and context pairs, relevance_feedback's target and feedback examples) are left out of
+// every result of the request, at every stage, as Qdrant does: asking "more like point 7" never
+// answers "point 7".
 import { parsePointId, pointIdKey } from '../points/ids.js';
 import type { QueryForm, QueryStage, VectorSource } from './plan.js';
 
@@ -16,6 +17,8 @@ function sourcesOf(form: QueryForm | undefined): VectorSource[] {
       return [form.target, ...form.pairs.flatMap((pair) => [pair.positive, pair.negative])];
     case 'context':
       return form.pairs.flatMap((pair) => [pair.positive, pair.negative]);
+    case 'relevance_feedback':
+      return [form.target, ...form.feedback.map((item) => item.example)];
     default:
       return [];
   }

@@ -1,8 +1,10 @@
 // Builds the per-candidate score function of an example-based query form (best_score,
-// sum_scores, discover, context) from its resolved example vectors; the formulas are in
-// ./example-scores.ts. Scores are larger-better whatever the distance.
+// sum_scores, discover, context, relevance_feedback) from its resolved example vectors; the
+// formulas are in ./example-scores.ts and ./relevance-feedback.ts. Scores are larger-better
+// whatever the distance.
 import type { Distance } from '../native/vector-index.js';
 import { bestScore, contextScore, discoverScore, prepareExample, similarity, sumScores, type PairSimilarities } from './example-scores.js';
+import { naiveFeedbackScore, type FeedbackPair, type PairDelta } from './relevance-feedback.js';
 
 export interface ResolvedPair {
   positive: ArrayLike<number>;
@@ -12,7 +14,9 @@ export interface ResolvedPair {
 export type ExampleForm =
   | { kind: 'best_score' | 'sum_scores'; positives: ArrayLike<number>[]; negatives: ArrayLike<number>[] }
   | { kind: 'discover'; target: ArrayLike<number>; pairs: ResolvedPair[] }
-  | { kind: 'context'; pairs: ResolvedPair[] };
+  | { kind: 'context'; pairs: ResolvedPair[] }
+  /** `examples` in request order; `pairs` index into it (./relevance-feedback.ts). */
+  | { kind: 'relevance_feedback'; target: ArrayLike<number>; examples: ArrayLike<number>[]; pairs: FeedbackPair[]; a: number };
 
 /**
  * Scores the candidate whose vector (as the index holds it: normalised for Cosine) starts at
@@ -50,6 +54,19 @@ export function exampleScorer(distance: Distance, dimension: number, form: Examp
           slot.negative = similarity(distance, pair.negative, rows, dimension, offset);
         });
         return target ? discoverScore(similarity(distance, target, rows, dimension, offset), scratch) : contextScore(scratch);
+      };
+    }
+    case 'relevance_feedback': {
+      const target = prepare(form.target);
+      const pairs = form.pairs.map((pair) => ({ better: prepare(form.examples[pair.better]!), worse: prepare(form.examples[pair.worse]!) }));
+      const scratch: PairDelta[] = pairs.map(() => ({ better: 0, worse: 0 }));
+      return (rows, offset) => {
+        pairs.forEach((pair, number) => {
+          const slot = scratch[number]!;
+          slot.better = similarity(distance, pair.better, rows, dimension, offset);
+          slot.worse = similarity(distance, pair.worse, rows, dimension, offset);
+        });
+        return naiveFeedbackScore(form.a, similarity(distance, target, rows, dimension, offset), form.pairs, scratch);
       };
     }
   }

@@ -2,6 +2,7 @@
 // ./request.ts from the validated body; never sees HTTP.
 import type { Formula } from './formula.js';
 import type { SparseVector } from '../points/sparse-vector.js';
+import type { FeedbackPair, NaiveStrategy } from './relevance-feedback.js';
 import type { OrderByInput, PointIdInput, WithPayloadSelector, WithVectorSelector } from './schemas.js';
 
 /**
@@ -13,6 +14,12 @@ export type VectorSource = { kind: 'vector'; values: number[] } | { kind: 'spars
 export interface ContextPairSource {
   positive: VectorSource;
   negative: VectorSource;
+}
+
+/** One `relevance_feedback` example and the feedback score it was given. */
+export interface FeedbackExampleSource {
+  example: VectorSource;
+  score: number;
 }
 
 export type RecommendStrategy = 'average_vector' | 'best_score' | 'sum_scores';
@@ -36,6 +43,7 @@ export type QueryForm =
   | { kind: 'recommend'; strategy: RecommendStrategy; positive: VectorSource[]; negative: VectorSource[] }
   | { kind: 'discover'; target: VectorSource; pairs: ContextPairSource[] }
   | { kind: 'context'; pairs: ContextPairSource[] }
+  | { kind: 'relevance_feedback'; target: VectorSource; feedback: FeedbackExampleSource[]; strategy: NaiveStrategy; pairs: FeedbackPair[] }
   | { kind: 'order_by'; orderBy: OrderBySpec }
   | { kind: 'rrf'; k: number; weights?: number[] }
   | { kind: 'dbsf' }

@@ -1,7 +1,7 @@
 // The vectors a query form names, resolved: inline vectors checked against the dimension of
 // `using`, point ids read from this collection or the `lookup_from` one. From them come the
 // nearest-search vector (nearest, recommend average_vector) or the score function of an
-// example-based form (recommend best_score / sum_scores, discover, context).
+// example-based form (recommend best_score / sum_scores, discover, context, relevance_feedback).
 import type { Collection } from '../engine/collection.js';
 import { errors } from '../errors.js';
 import type { Distance } from '../native/vector-index.js';
@@ -87,7 +87,7 @@ export class QueryVectors {
     return undefined;
   }
 
-  /** The score function of an example-based form (best_score, sum_scores, discover, context). */
+  /** The score function of an example-based form (best_score, sum_scores, discover, context, relevance_feedback). */
   exampleScorer(form: QueryForm, stage: QueryStage, distance: Distance, dimension: number): CandidateScorer | undefined {
     const field = stage.queryField ?? fieldPath(stage.field, 'query');
     let example: ExampleForm | undefined;
@@ -105,6 +105,14 @@ export class QueryVectors {
       };
     } else if (form.kind === 'context') {
       example = { kind: 'context', pairs: this.resolvePairs(form.pairs, stage, `${field}.context`) };
+    } else if (form.kind === 'relevance_feedback') {
+      example = {
+        kind: 'relevance_feedback',
+        target: this.resolve(form.target, stage, `${field}.relevance_feedback.target`),
+        examples: form.feedback.map((item, position) => this.resolve(item.example, stage, `${field}.relevance_feedback.feedback[${position}].example`)),
+        pairs: form.pairs,
+        a: form.strategy.a,
+      };
     }
     return example ? exampleScorer(distance, dimension, example) : undefined;
   }

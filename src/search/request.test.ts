@@ -38,6 +38,8 @@ describe('query request schema — every form of docs/api.md §5 is accepted', (
     ['nearest', { query: { nearest: [1, 2] } }],
     ['recommend, default strategy', { query: { recommend: { positive: [1, [0.5, 0.5]], negative: [2] } } }],
     ['recommend best_score', { query: { recommend: { positive: [1], strategy: 'best_score' } } }],
+    ['relevance_feedback', { query: { relevance_feedback: { target: [1, 0], feedback: [{ example: 3, score: 0.9 }, { example: [0, 1], score: 0.1 }], strategy: { naive: { a: 1, b: 1, c: 1 } } } } }],
+    ['relevance_feedback without feedback', { query: { relevance_feedback: { target: 7, feedback: [], strategy: { naive: { a: 1, b: 0.5, c: -1 } } } } }],
     ['recommend sum_scores with negatives only', { query: { recommend: { negative: [[1, 2]], strategy: 'sum_scores' } } }],
     ['discover', { query: { discover: { target: 5, context: [{ positive: 1, negative: [0, 1] }] } } }],
     ['discover with one pair', { query: { discover: { target: [1, 1], context: { positive: 1, negative: 2 } } } }],
@@ -216,6 +218,76 @@ describe('search request', () => {
     expect(searchBatchPlans({ searches: [{ vector: [1], limit: 1 }, { vector: [2], top: 2 }] }).map((plan) => plan.limit)).toEqual([1, 2]);
     expect(planMessage(() => searchBatchPlans({ searches: [{ vector: [1], limit: 1 }, { vector: [2] }] }))).toBe(
       'Validation error in body searches[1].limit: missing required field',
+    );
+  });
+});
+
+describe('with_payload paths are checked when the request is parsed', () => {
+  it('with_payload — a malformed path is a 400 naming it before anything is searched', () => {
+    expect(planMessage(() => query({ query: [1], with_payload: { include: ['a', 'b['] } }))).toMatch(/with_payload\.include\[1\]: unclosed "\["/);
+    expect(planMessage(() => searchPlan({ vector: [1], limit: 1, with_payload: ['a.'] } as SearchRequestBody))).toMatch(/with_payload\[0\]/);
+  });
+
+  it('with_payload — in a batch the message names the search', () => {
+    const body = { searches: [{ query: [1] }, { query: [1], with_payload: { exclude: 'x[' } }] };
+    expect(planMessage(() => queryBatchPlans(body as never))).toMatch(/searches\[1\]\.with_payload\.exclude/);
+  });
+
+  it('with_payload — null and absent mean no payload; good paths pass', () => {
+    expect(query({ query: [1], with_payload: null }).withPayload).toBe(false);
+    expect(query({ query: [1] }).withPayload).toBe(false);
+    expect(query({ query: [1], with_payload: ['a[0].b', 'c[]'] }).withPayload).toEqual(['a[0].b', 'c[]']);
+  });
+});
+
+describe('relevance_feedback requests (docs/api.md §5.6)', () => {
+  const naive = { a: 1, b: 2, c: 0.5 };
+
+  it('relevance_feedback — the plan holds the target, the examples and the pairs from the scores', () => {
+    const plan = query({ query: { relevance_feedback: { target: [1, 0], feedback: [{ example: 4, score: 0.2 }, { example: [0, 1], score: 0.7 }], strategy: { naive } } } });
+    expect(plan.query).toMatchObject({
+      kind: 'relevance_feedback',
+      target: { kind: 'vector', values: [1, 0] },
+      feedback: [{ example: { kind: 'point', id: 4 }, score: 0.2 }, { example: { kind: 'vector', values: [0, 1] }, score: 0.7 }],
+      strategy: naive,
+      pairs: [{ better: 1, worse: 0 }],
+    });
+  });
+
+  it.each([
+    ['a missing strategy', { target: [1], feedback: [] }, 'query'],
+    ['a strategy other than naive', { target: [1], feedback: [], strategy: { smart: naive } }, 'query'],
+    ['a missing c', { target: [1], feedback: [], strategy: { naive: { a: 1, b: 1 } } }, 'query'],
+    ['a string score', { target: [1], feedback: [{ example: 1, score: 'high' }], strategy: { naive } }, 'query'],
+    ['feedback that is not a list', { target: [1], feedback: { example: 1, score: 1 }, strategy: { naive } }, 'query'],
+  ])('relevance_feedback — %s is a schema 400', (_name, input, field) => {
+    const message = schemaMessage(queryCheck, { query: { relevance_feedback: input } });
+    expect(message).toMatch(/^Validation error in body /);
+    expect(message).toContain(field);
+  });
+
+  it('relevance_feedback — bad values are 400s naming the field, at the root and in a prefetch', () => {
+    const feedback = [{ example: 1, score: 0.5 }, { example: 2, score: 0.5 }];
+    expect(planMessage(() => query({ query: { relevance_feedback: { target: 'nope', feedback, strategy: { naive } } } }))).toMatch(/^query\.relevance_feedback\.target: /);
+    expect(planMessage(() => query({ query: { relevance_feedback: { target: [1], feedback: [{ example: 'not-a-uuid', score: 1 }], strategy: { naive } } } }))).toMatch(
+      /^query\.relevance_feedback\.feedback\[0\]\.example: /,
+    );
+    expect(planMessage(() => query({ query: { relevance_feedback: { target: [1], feedback: [{ example: 1, score: 1e39 }], strategy: { naive } } } }))).toMatch(
+      /^Validation error in body query\.relevance_feedback\.feedback\[0\]\.score: must be a finite 32-bit float/,
+    );
+    expect(planMessage(() => query({ query: { relevance_feedback: { target: [1], feedback, strategy: { naive: { a: 1, b: -1e40, c: 1 } } } } }))).toMatch(
+      /query\.relevance_feedback\.strategy\.naive\.b: must be a finite 32-bit float/,
+    );
+    // Equal scores give confidence 0, and 0 to a negative power is infinite.
+    const prefetch = { prefetch: { query: { relevance_feedback: { target: [1], feedback, strategy: { naive: { a: 1, b: -1, c: 1 } } } } }, query: { fusion: 'rrf' } };
+    expect(planMessage(() => query(prefetch))).toMatch(/prefetch\[0\]\.query\.relevance_feedback\.strategy\.naive: the weight confidence\^b \* c of the pair feedback\[0\], feedback\[1\] is not a finite/);
+  });
+
+  it('relevance_feedback — the examples are bounded like every example form', () => {
+    const limits: RequestLimits = { maxLimit: 100, maxBatch: 10, maxPrefetchDepth: 2, maxExamples: 4, maxPrefetches: 4 };
+    const feedback = Array.from({ length: 4 }, (_, position) => ({ example: position + 1, score: position }));
+    expect(planMessage(() => queryPlan({ query: { relevance_feedback: { target: [1], feedback, strategy: { naive } } } } as QueryRequestBody, limits))).toMatch(
+      /query\.relevance_feedback\.feedback: at most 3 examples \(got 4\)/,
     );
   });
 });

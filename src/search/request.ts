@@ -5,7 +5,9 @@ import { errors } from '../errors.js';
 import { parsePointId } from '../points/ids.js';
 import { looksLikeDocument, looksSparse, parseSparseInput } from '../points/sparse-vector.js';
 import { clampLimit } from '../points/request-schemas.js';
+import { payloadSelection } from '../points/selectors.js';
 import { parseFormula } from './formula.js';
+import { feedbackPairs, type NaiveStrategy } from './relevance-feedback.js';
 import {
   defaultMmrDiversity,
   defaultQueryLimit,
@@ -29,6 +31,7 @@ import type {
   QueryVectorInput,
   SearchRequestBody,
   VectorInput,
+  WithPayloadSelector,
 } from './schemas.js';
 
 export interface RequestLimits {
@@ -96,6 +99,46 @@ function contextPairs(field: string, input: ContextInput, limits: RequestLimits)
   }));
 }
 
+/** A number the engine can hold as a float32 (Qdrant reads these fields as f32). */
+function checkFloat32(field: string, value: number): number {
+  if (!Number.isFinite(Math.fround(value))) throw errors.invalidBodyField(field, `must be a finite 32-bit float (got ${value})`);
+  return value;
+}
+
+type RelevanceFeedbackInput = Extract<QueryInterface, { relevance_feedback: unknown }>['relevance_feedback'];
+
+/**
+ * `relevance_feedback` (docs/api.md §5.7): the target, the scored examples and the naive strategy.
+ * The pairs and their weights depend only on the feedback scores, so they are computed here, where
+ * a weight that is not a finite number (a zero confidence raised to a negative `b`) is a 400.
+ */
+function relevanceFeedback(field: string, input: RelevanceFeedbackInput, limits: RequestLimits): QueryForm {
+  if (input.feedback.length + 1 > limits.maxExamples) {
+    throw errors.invalidBodyField(`${field}.feedback`, `at most ${limits.maxExamples - 1} examples (got ${input.feedback.length})`);
+  }
+  const target = vectorSource(`${field}.target`, input.target);
+  const feedback = input.feedback.map((item, position) => ({
+    example: vectorSource(`${field}.feedback[${position}].example`, item.example),
+    score: checkFloat32(`${field}.feedback[${position}].score`, item.score),
+  }));
+  const naive = input.strategy.naive;
+  const strategy: NaiveStrategy = {
+    a: checkFloat32(`${field}.strategy.naive.a`, naive.a),
+    b: checkFloat32(`${field}.strategy.naive.b`, naive.b),
+    c: checkFloat32(`${field}.strategy.naive.c`, naive.c),
+  };
+  const pairs = feedbackPairs(feedback.map((item) => item.score), strategy);
+  for (const pair of pairs) {
+    if (!Number.isFinite(Math.fround(pair.weight))) {
+      throw errors.invalidBodyField(
+        `${field}.strategy.naive`,
+        `the weight confidence^b * c of the pair feedback[${pair.better}], feedback[${pair.worse}] is not a finite 32-bit float (got ${pair.weight}): a negative b needs the scores of every pair to differ`,
+      );
+    }
+  }
+  return { kind: 'relevance_feedback', target, feedback, strategy, pairs };
+}
+
 function isVectorInput(query: QueryInterface): query is QueryVectorInput {
   return typeof query !== 'object' || query === null || Array.isArray(query) || typeof query === 'bigint' || looksSparse(query) || looksLikeDocument(query);
 }
@@ -151,6 +194,7 @@ export function queryForm(field: string, query: QueryInterface, limits: RequestL
     if (pairs.length === 0) throw errors.invalidBodyField(`${field}.context`, 'needs at least one positive/negative pair');
     return { kind: 'context', pairs };
   }
+  if ('relevance_feedback' in query) return relevanceFeedback(`${field}.relevance_feedback`, query.relevance_feedback, limits);
   if ('order_by' in query) {
     const orderBy = query.order_by;
     if (typeof orderBy === 'string') return { kind: 'order_by', orderBy: { key: orderBy, direction: 'asc' } };
@@ -228,12 +272,22 @@ function stage(field: string, body: PrefetchBody, depth: number, limits: Request
   return result;
 }
 
+/**
+ * The `with_payload` paths, checked now: the answer shapes payloads only when there are points,
+ * and a malformed path must be a 400 whether or not anything matched.
+ */
+function checkedWithPayload(field: string, value: WithPayloadSelector | null | undefined): WithPayloadSelector {
+  const selector = value ?? false;
+  payloadSelection(selector, false, join(field, 'with_payload'));
+  return selector;
+}
+
 export function queryPlan(body: QueryRequestBody, limits: RequestLimits = defaultRequestLimits, field = ''): QueryPlan {
   const root = stage(field, body, 0, limits, { prefetches: 0 });
   return {
     ...root,
     offset: checkOffset(join(field, 'offset'), body.offset ?? 0, limits),
-    withPayload: body.with_payload ?? false,
+    withPayload: checkedWithPayload(field, body.with_payload),
     withVector: body.with_vector ?? false,
   };
 }
@@ -253,7 +307,7 @@ export function searchPlan(body: SearchRequestBody, limits: RequestLimits = defa
     tuning: tuningOf(body.params),
     limit: clampLimit(limit, limits.maxLimit),
     offset: checkOffset(join(field, 'offset'), body.offset ?? 0, limits),
-    withPayload: body.with_payload ?? false,
+    withPayload: checkedWithPayload(field, body.with_payload),
     withVector: body.with_vector ?? body.with_vectors ?? false,
   };
   if (body.filter !== undefined && body.filter !== null) plan.filter = body.filter;

@@ -77,6 +77,21 @@ export const DiscoverQuery = Type.Object(
   strict,
 );
 export const ContextQuery = Type.Object({ context: ContextInput }, strict);
+/** Number ranges (finite float32, the pair weights) are checked by ./request.ts, naming the field. */
+export const FeedbackItem = Type.Object({ example: VectorInput, score: Type.Number() }, strict);
+export const NaiveFeedbackStrategy = Type.Object(
+  { naive: Type.Object({ a: Type.Number(), b: Type.Number(), c: Type.Number() }, strict) },
+  strict,
+);
+export const RelevanceFeedbackQuery = Type.Object(
+  {
+    relevance_feedback: Type.Object(
+      { target: VectorInput, feedback: Type.Array(FeedbackItem), strategy: NaiveFeedbackStrategy },
+      strict,
+    ),
+  },
+  strict,
+);
 export const OrderByQuery = Type.Object({ order_by: OrderByInput }, strict);
 export const FusionQuery = Type.Object({ fusion: Type.Union([Type.Literal('rrf'), Type.Literal('dbsf')]) }, strict);
 export const RrfQuery = Type.Object(
@@ -103,6 +118,7 @@ export const QueryInterface = Type.Union([
   RecommendQuery,
   DiscoverQuery,
   ContextQuery,
+  RelevanceFeedbackQuery,
   OrderByQuery,
   FusionQuery,
   RrfQuery,
