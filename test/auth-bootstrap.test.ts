@@ -90,6 +90,8 @@ describe('admin bootstrap (docs/api.md §7.5)', () => {
       expect(withGuessedCode.status).toBe(403);
     }
     expect((await login(open, 'mallory', squatterPassword)).status).toBe(403);
+    const reset = await call(open, 'POST', '/auth/admin/reset_password', { current_password: squatterPassword, new_password: squatterPassword });
+    expect(reset).toEqual({ status: 403, body: { status: 'error', message: 'Admin user API requires auth_enabled=true' } });
     expect((await call(open, 'GET', '/auth/admin/exists')).body.result).toBe(false);
     await stop(open);
 
