@@ -71,6 +71,8 @@ export const errors = {
   unauthorized: () => new QuiverError('unauthorized', 'Invalid or missing authorization token'),
   forbidden: (detail: string) => new QuiverError('forbidden', `Permission denied: ${detail}`),
   authDisabled: () => new QuiverError('forbidden', 'Access token API requires auth_enabled=true'),
+  /** docs/api.md §7.3: with auth off nobody can become admin, log in or change the admin password. */
+  adminApiDisabled: () => new QuiverError('forbidden', 'Admin user API requires auth_enabled=true'),
   accessTokenNotFound: () => new QuiverError('not_found', 'Access token not found'),
   expiredTokenRotation: () => new QuiverError('invalid_input', 'Cannot rotate an expired access token'),
   tooManyLoginAttempts: (retryAfterSeconds: number) =>
@@ -79,7 +81,7 @@ export const errors = {
   wrongCurrentPassword: () => new QuiverError('forbidden', 'Permission denied: the current password is wrong'),
   adminAlreadyExists: () => new QuiverError('conflict', 'Admin user already exists'),
   setupCodeRequired: () =>
-    new QuiverError('forbidden', 'Permission denied: creating the first admin needs the setup code logged at start, or a request from this machine'),
+    new QuiverError('forbidden', 'Permission denied: creating the first admin needs the setup code logged at start'),
   missingPermission: (permission: string) => new QuiverError('forbidden', `Permission denied: this endpoint needs the ${permission} permission`),
   accessTokenLimit: (limit: number) => new QuiverError('invalid_input', `Too many access tokens: at most ${limit} may exist`),
 

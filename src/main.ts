@@ -3,8 +3,11 @@
 import { buildApp } from './app.js';
 import { ConfigError, configPathFromArguments, loadConfig, type Config } from './config.js';
 import { createLogger } from './logging.js';
+import { octalMode, preparePrivateDirectory, privateUmask } from './storage/private-directory.js';
 
 async function main(): Promise<void> {
+  // Before anything touches the disk: every file this process creates is private (docs/api.md §7.4).
+  process.umask(privateUmask);
   let config: Config;
   try {
     config = loadConfig({ file: configPathFromArguments(process.argv.slice(2)), environment: process.env });
@@ -16,6 +19,14 @@ async function main(): Promise<void> {
     throw error;
   }
   const logger = createLogger(config);
+  const directory = await preparePrivateDirectory(config.storage.path);
+  if (directory.openToOthers) {
+    // Warned, not changed: an operator may share the directory on purpose.
+    logger.warn(
+      { storage: config.storage.path, mode: octalMode(directory.mode) },
+      `the data directory is open to other users (mode ${octalMode(directory.mode)}); it holds the admin's password hash and the access tokens' digests: chmod 700 it`,
+    );
+  }
   const app = buildApp(config, { logger });
 
   let closing = false;

@@ -61,7 +61,7 @@ describe('admin exists (docs/api.md §7.3)', () => {
 describe('first-admin bootstrap (POST /auth/admin)', () => {
   const remote = '203.0.113.9';
 
-  it('from another machine needs the one-time setup code logged at start', async () => {
+  it('needs the one-time setup code logged at start', async () => {
     const context = await authApp({ auth: { admin_username: null, admin_password: null } });
     const { app } = context;
     const code = app.authService.setupCode!;
@@ -84,19 +84,23 @@ describe('first-admin bootstrap (POST /auth/admin)', () => {
     expect(login.statusCode).toBe(200);
   });
 
-  it('from a loopback address needs no code, and works only while no admin exists', async () => {
+  it('from a loopback address still needs the setup code, and works only while no admin exists', async () => {
     const { app } = await authApp({ auth: { admin_username: null, admin_password: null } });
-    const first = await app.inject({ method: 'POST', url: '/auth/admin', remoteAddress: '127.0.0.1', payload: { username: 'boss', password: 'long enough password' } });
+    const withoutCode = await app.inject({ method: 'POST', url: '/auth/admin', remoteAddress: '127.0.0.1', payload: { username: 'boss', password: 'long enough password' } });
+    expect(withoutCode.statusCode).toBe(403);
+    const code = app.authService.setupCode;
+    const first = await app.inject({ method: 'POST', url: '/auth/admin', remoteAddress: '127.0.0.1', payload: { username: 'boss', password: 'long enough password', setup_code: code } });
     expect(first.statusCode).toBe(200);
-    const second = await app.inject({ method: 'POST', url: '/auth/admin', remoteAddress: '127.0.0.1', payload: { username: 'usurper', password: 'long enough password' } });
+    const second = await app.inject({ method: 'POST', url: '/auth/admin', remoteAddress: '127.0.0.1', payload: { username: 'usurper', password: 'long enough password', setup_code: code } });
     expect(second.statusCode).toBe(409);
     expect(second.json()).toEqual({ status: 'error', message: 'Admin user already exists' });
   });
 
   it('two concurrent bootstraps create exactly one admin', async () => {
     const { app } = await authApp({ auth: { admin_username: null, admin_password: null } });
+    const setup_code = app.authService.setupCode;
     const responses = await Promise.all(
-      ['first', 'second'].map((username) => app.inject({ method: 'POST', url: '/auth/admin', payload: { username, password: 'long enough password' } })),
+      ['first', 'second'].map((username) => app.inject({ method: 'POST', url: '/auth/admin', payload: { username, password: 'long enough password', setup_code } })),
     );
     expect(responses.map((response) => response.statusCode).sort()).toEqual([200, 409]);
   });

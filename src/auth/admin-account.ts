@@ -1,5 +1,5 @@
-// The single admin user: created once (from configuration at first start, or by the bootstrap
-// endpoint with the one-time setup code), logs in for JWTs, resets its password.
+// The single admin user: set from configuration at every start, or created once by the bootstrap
+// endpoint with the one-time setup code (docs/api.md §7.5); logs in for JWTs, resets its password.
 import { randomBytes } from 'node:crypto';
 import { errors } from '../errors.js';
 import type { IssuedJwt } from './jwt.js';
@@ -19,11 +19,14 @@ export interface AdminAccountOptions {
 }
 
 export interface BootstrapContext {
+  /** Always required: no address, loopback or not, stands in for it (docs/api.md §7.5). */
   setupCode: string | undefined;
-  /** The request came from this machine (loopback), which the contract accepts instead of the code. */
-  fromLoopback: boolean;
+  /** The peer address, only for limiting failed attempts. */
   address: string;
 }
+
+/** What applying the configured admin at start did (docs/api.md §7.5). */
+export type ConfiguredAdminOutcome = 'created' | 'unchanged' | 'replaced';
 
 export class AdminAccount {
   private creating = false;
@@ -53,24 +56,42 @@ export class AdminAccount {
     return this.limiter.retryAfterSeconds(address);
   }
 
-  /** Creates the admin unless one exists. `context` undefined means trusted (configuration). */
-  async create(username: string, password: string, context?: BootstrapContext): Promise<void> {
+  /** Creates the first admin through `POST /auth/admin`: only with the one-time setup code. */
+  async create(username: string, password: string, context: BootstrapContext): Promise<void> {
     if (this.record || this.creating) throw errors.adminAlreadyExists();
-    if (context && !context.fromLoopback) {
-      this.limiter.assertAllowed(context.address);
-      const expected = this.currentSetupCode;
-      if (context.setupCode === undefined || expected === undefined || !secretsEqual(context.setupCode, expected)) {
-        this.limiter.recordFailure(context.address);
-        throw errors.setupCodeRequired();
-      }
+    this.limiter.assertAllowed(context.address);
+    const expected = this.currentSetupCode;
+    if (context.setupCode === undefined || expected === undefined || !secretsEqual(context.setupCode, expected)) {
+      this.limiter.recordFailure(context.address);
+      throw errors.setupCodeRequired();
     }
+    await this.store(username, password, 1);
+  }
+
+  /**
+   * Makes the configured credentials the admin: creates it, leaves a matching one alone, or
+   * replaces a different one (another name, or a password that does not verify) with a raised
+   * credential version, so every JWT of the replaced admin stops working.
+   */
+  async applyConfigured(username: string, password: string): Promise<ConfiguredAdminOutcome> {
+    const record = this.record;
+    if (!record) {
+      await this.store(username, password, 1);
+      return 'created';
+    }
+    if (record.username === username && (await verifyPassword(password, record.password))) return 'unchanged';
+    await this.store(username, password, record.credential_version + 1);
+    return 'replaced';
+  }
+
+  private async store(username: string, password: string, credentialVersion: number): Promise<void> {
     // Claimed before the first await so that two concurrent requests cannot both create one.
     this.creating = true;
     try {
       const record: AdminRecord = {
         username,
         password: await hashPassword(password),
-        credential_version: 1,
+        credential_version: credentialVersion,
         created_at: new Date(this.options.now()).toISOString(),
       };
       await this.options.store.putAdmin(record);

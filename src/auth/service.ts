@@ -78,13 +78,20 @@ export class AuthService {
     if ((configuredName === null) !== (configuredPassword === null)) {
       throw new Error('auth.admin_username and auth.admin_password must be set together');
     }
-    if (!admin.exists && configuredName !== null && configuredPassword !== null) {
-      await admin.create(configuredName, configuredPassword);
-      logger.info({ username: configuredName }, 'admin user created from configuration');
+    if (configuredName !== null && configuredPassword !== null) {
+      const outcome = await admin.applyConfigured(configuredName, configuredPassword);
+      if (outcome === 'created') logger.info({ username: configuredName }, 'admin user created from configuration');
+      if (outcome === 'replaced') {
+        // Never silent: the stored admin may be one somebody else created (docs/api.md §7.5).
+        logger.warn(
+          { username: configuredName, replaced_username: state.admin?.username },
+          'the configured admin (auth.admin_username, auth.admin_password) differs from the stored admin: the configured one replaces it and every JWT issued before is revoked',
+        );
+      }
     }
     if (!admin.exists && settings.enabled) {
       // The one deliberate secret in the logs: single use, and void once an admin exists.
-      logger.warn(`no admin user yet: create it with POST /auth/admin and setup_code ${admin.setupCode} (or from this machine)`);
+      logger.warn(`no admin user yet: create it with POST /auth/admin and setup_code ${admin.setupCode}`);
     }
     this.loaded = { admin, tokens: new AccessTokens(store, state.tokens, state.nextTokenId, this.now, maxAccessTokens) };
     this.signalLoaded(this.loaded);
@@ -131,16 +138,16 @@ export class AuthService {
     return (await admin.acceptsJwt(credential)) ? { kind: 'admin', permissions: adminPermissions } : undefined;
   }
 
-  createAdmin(username: string, password: string, context: BootstrapContext): Promise<void> {
-    return this.ready.admin.create(username, password, context);
+  async createAdmin(username: string, password: string, context: BootstrapContext): Promise<void> {
+    return this.adminApi().create(username, password, context);
   }
 
-  login(username: string, password: string, address: string): Promise<IssuedJwt> {
-    return this.ready.admin.login(username, password, address);
+  async login(username: string, password: string, address: string): Promise<IssuedJwt> {
+    return this.adminApi().login(username, password, address);
   }
 
-  resetPassword(currentPassword: string, newPassword: string, address: string): Promise<void> {
-    return this.ready.admin.resetPassword(currentPassword, newPassword, address);
+  async resetPassword(currentPassword: string, newPassword: string, address: string): Promise<void> {
+    return this.adminApi().resetPassword(currentPassword, newPassword, address);
   }
 
   retryAfterSeconds(address: string): number {
@@ -166,6 +173,15 @@ export class AuthService {
 
   rotateAccessToken(id: number): Promise<AccessTokenWithValue> {
     return this.tokenApi().rotate(id);
+  }
+
+  /**
+   * docs/api.md §7.5: with auth off nothing guards these routes, so they refuse (403) rather
+   * than let anyone become admin before auth is switched on.
+   */
+  private adminApi(): AdminAccount {
+    if (!this.enabled) throw errors.adminApiDisabled();
+    return this.ready.admin;
   }
 
   /** docs/api.md §7.1: with auth off, the token API refuses (403). */

@@ -31,9 +31,10 @@ const CreateAccessTokenBody = Type.Object({
 
 const TokenIdParams = Type.Object({ token_id: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }) });
 
-const loopbackAddresses = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
-
-/** The peer address (proxies are not trusted, so it cannot be forged with a header). */
+/**
+ * The peer address, used only to limit failed password checks. It grants nothing: behind a
+ * same-host proxy every client would look local (docs/api.md §7.5). Proxy headers are not trusted.
+ */
 function clientAddress(request: FastifyRequest): string {
   return request.ip;
 }
@@ -65,7 +66,6 @@ export function registerAuthRoutes(app: FastifyInstance): void {
       await withRetryAfter(auth, address, reply, () =>
         auth.createAdmin(request.body.username, request.body.password, {
           setupCode: request.body.setup_code,
-          fromLoopback: loopbackAddresses.has(address),
           address,
         }),
       );

@@ -1,8 +1,8 @@
 // The one place that opens classic-level. Everything durable lives in this database; keys are
 // bytes so that numeric parts sort big-endian, values carry a format-version byte (codec.ts).
-import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ClassicLevel } from 'classic-level';
+import { preparePrivateDirectory } from './private-directory.js';
 
 export type Database = ClassicLevel<Buffer, Buffer>;
 
@@ -12,7 +12,8 @@ export interface DatabaseOptions {
 }
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
-  await mkdir(options.directory, { recursive: true });
+  // Created 0700 when missing: it holds the auth records (src/storage/private-directory.ts).
+  await preparePrivateDirectory(options.directory);
   const database = new ClassicLevel<Buffer, Buffer>(join(options.directory, 'db'), {
     keyEncoding: 'buffer',
     valueEncoding: 'buffer',

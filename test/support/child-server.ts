@@ -12,6 +12,8 @@ export interface ChildServer {
   url: string;
   /** Resolves when the process has exited (after a kill or a clean stop). */
   exited: Promise<number | null>;
+  /** Every stdout line so far (pino JSON), kept while the process runs. */
+  logLines: string[];
   kill(signal: NodeJS.Signals): Promise<void>;
 }
 
@@ -34,6 +36,7 @@ export function startChildServer(directory: string, environment: Record<string, 
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const logLines: string[] = [];
   return new Promise((resolve, reject) => {
     let output = '';
     let errorOutput = '';
@@ -43,6 +46,7 @@ export function startChildServer(directory: string, environment: Record<string, 
       while ((newline = output.indexOf('\n')) >= 0) {
         const line = output.slice(0, newline);
         output = output.slice(newline + 1);
+        logLines.push(line);
         if (!line.includes('quiverdb listening')) continue;
         try {
           const address = (JSON.parse(line) as { address: string }).address;
@@ -50,6 +54,7 @@ export function startChildServer(directory: string, environment: Record<string, 
             process: child,
             url: address,
             exited,
+            logLines,
             async kill(signal) {
               if (child.exitCode === null && child.signalCode === null) child.kill(signal);
               await exited;
