@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { startChildServer, waitUntilReady, type ChildServer } from './support/child-server.js';
 import { makeDataDirectory, removeDataDirectory, startServer } from './support/server.js';
 import { WriteReference } from './support/write-reference.js';
+import { call } from './support/http-call.js';
 
 const collection = 'batches';
 const perBatch = 12;
@@ -18,14 +19,6 @@ afterAll(async () => {
   if (directory) await removeDataDirectory(directory);
 });
 
-async function call(url: string, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
-  const response = await fetch(`${url}${path}`, {
-    method,
-    headers: body === undefined ? {} : { 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: response.status, body: await response.json() };
-}
 
 /**
  * Batch `number`: new points, a payload edit on them, a vector removed from one, and the first

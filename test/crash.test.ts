@@ -4,6 +4,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { makeDataDirectory, removeDataDirectory } from './support/server.js';
 import { startChildServer, waitUntilReady, type ChildServer } from './support/child-server.js';
+import { call } from './support/http-call.js';
 
 const batchSize = 40;
 const dimension = 4;
@@ -26,14 +27,6 @@ function pointsOf(batch: Batch) {
   return batch.ids.map((id) => ({ id, vector: [id, id % 7, -id, 0.5], payload: { batch: batch.tag, id } }));
 }
 
-async function call(url: string, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
-  const response = await fetch(`${url}${path}`, {
-    method,
-    headers: body === undefined ? {} : { 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: response.status, body: await response.json() };
-}
 
 /** Every point of the collection, by scrolling through ids we know could exist. */
 async function storedPoints(url: string, ids: number[]): Promise<Map<number, { payload: any; vector: number[] }>> {

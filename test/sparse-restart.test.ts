@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startChildServer, waitUntilReady, type ChildServer } from './support/child-server.js';
 import { dataDirectoriesForFile, startServer, type TestServer } from './support/server.js';
+import { call } from './support/http-call.js';
 
 const newDirectory = dataDirectoriesForFile();
 const query = { indices: [1, 2, 3], values: [1, 0.5, 2] };
@@ -112,14 +113,6 @@ afterAll(async () => {
   await child?.kill('SIGKILL');
 });
 
-async function call(url: string, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
-  const response = await fetch(`${url}${path}`, {
-    method,
-    headers: body === undefined ? {} : { 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: response.status, body: await response.json() };
-}
 
 describe('sparse vectors — crash', () => {
   it('crash — a SIGKILLed server loses no acknowledged sparse write; the sparse index finds every one after restart', async () => {

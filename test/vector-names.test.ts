@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { startChildServer, waitUntilReady } from './support/child-server.js';
 import { dataDirectoriesForFile, startServer, type TestServer } from './support/server.js';
 import { WriteReference, type Vectors } from './support/write-reference.js';
+import { call } from './support/http-call.js';
 
 const newDirectory = dataDirectoriesForFile();
 
@@ -26,14 +27,6 @@ async function vectorFiles(directory: string): Promise<string[]> {
   return found.sort();
 }
 
-async function call(url: string, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
-  const response = await fetch(`${url}${path}`, {
-    method,
-    headers: body === undefined ? {} : { 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: response.status, body: await response.json() };
-}
 
 const hex = (name: string) => `vector-${Buffer.from(name).toString('hex')}.qvi`;
 

@@ -4,6 +4,8 @@
 // The hash is this server's own (FNV-1a, then a 32-bit avalanche): the same partition laws as
 // Qdrant's, not necessarily the same point in the same slice.
 
+import { finalMix32 } from '../text/murmur3.js';
+
 /** Qdrant takes `total` as a u32. */
 export const maxSliceTotal = 2 ** 32 - 1;
 
@@ -15,12 +17,7 @@ export function idHash(idKey: string): number {
     hash = Math.imul(hash, 0x01000193);
   }
   // FNV alone spreads consecutive decimal ids poorly in the low bits; mix them (murmur3's finaliser).
-  hash ^= hash >>> 16;
-  hash = Math.imul(hash, 0x85ebca6b);
-  hash ^= hash >>> 13;
-  hash = Math.imul(hash, 0xc2b2ae35);
-  hash ^= hash >>> 16;
-  return hash >>> 0;
+  return finalMix32(hash);
 }
 
 /** The slice of `total` that the point with this id key falls in. */

@@ -3,9 +3,9 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { errors } from '../errors.js';
-import type { PointSelector } from '../engine/point-selection.js';
 import { clearPayload, deletePayloadKeys, overwritePayload, setPayload } from '../payload/operations.js';
-import { parsePath, PathSyntaxError, type Payload, type PayloadPath } from '../payload/path.js';
+import type { Payload } from '../payload/path.js';
+import { keyPath, missingPolicy } from '../points/batch-request.js';
 import { CollectionParamsSchema, PointSelectorFields, WriteQuerySchema, type CollectionParams, type WriteQuery } from '../points/request-schemas.js';
 import { success } from './envelope.js';
 import { parsePointSelector } from './points.js';
@@ -40,19 +40,6 @@ const ClearPayloadBodySchema = Type.Object(
 );
 type ClearPayloadBody = Static<typeof ClearPayloadBodySchema>;
 
-function parseKeyPath(text: string, field: string): PayloadPath {
-  try {
-    return parsePath(text);
-  } catch (error) {
-    if (error instanceof PathSyntaxError) throw errors.invalidField(field, error.message);
-    throw error;
-  }
-}
-
-/** Listed ids must exist (404, as for a point update); a filter selects what it selects. */
-function missingPolicy(selector: PointSelector): 'skip' | 'not_found' {
-  return selector.kind === 'ids' ? 'not_found' : 'skip';
-}
 
 export function registerPayloadRoutes(app: FastifyInstance): void {
   const writeRoute = { config: routeSettings({ permission: 'write' }) };
@@ -66,7 +53,7 @@ export function registerPayloadRoutes(app: FastifyInstance): void {
       handler: async (request, reply) => {
         const collection = app.collections.get(request.params.collection_name);
         const selector = parsePointSelector(request.body);
-        const key = request.body.key === undefined || request.body.key === null ? undefined : parseKeyPath(request.body.key, 'key');
+        const key = request.body.key === undefined || request.body.key === null ? undefined : keyPath(request.body.key, 'key');
         const patch = request.body.payload as Payload;
         const transform = method === 'POST' ? (payload: Payload) => setPayload(payload, patch, key) : (payload: Payload) => overwritePayload(payload, patch, key);
         const result = await collection.updatePayloads(selector, transform, { wait: request.query.wait ?? false, missing: missingPolicy(selector) });
@@ -83,7 +70,7 @@ export function registerPayloadRoutes(app: FastifyInstance): void {
       if (request.body.filter !== undefined) throw errors.invalidField('filter', 'deleting payload keys takes "points" (ids) only: filter-based targeting is unavailable for this operation');
       if (request.body.points === undefined) throw errors.invalidInput('Validation error in body points: missing required field');
       const collection = app.collections.get(request.params.collection_name);
-      const keys = request.body.keys.map((key, position) => parseKeyPath(key, `keys[${position}]`));
+      const keys = request.body.keys.map((key, position) => keyPath(key, `keys[${position}]`));
       const selector = parsePointSelector({ points: request.body.points });
       const result = await collection.updatePayloads(selector, (payload) => deletePayloadKeys(payload, keys), { wait: request.query.wait ?? false, missing: 'not_found' });
       return success(reply, result);

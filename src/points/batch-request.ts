@@ -88,7 +88,8 @@ export function selectorOf(body: { points?: unknown[] | null; filter?: unknown }
   }
 }
 
-function keyPath(text: string, field: string): PayloadPath {
+/** A payload key path from a request, a 400 naming `field` when it does not parse. */
+export function keyPath(text: string, field: string): PayloadPath {
   try {
     return parsePath(text);
   } catch (error) {
@@ -98,7 +99,7 @@ function keyPath(text: string, field: string): PayloadPath {
 }
 
 /** Listed ids must exist (404, as for a point update); a filter selects what it selects. */
-function missingPolicy(selector: PointSelector): 'skip' | 'not_found' {
+export function missingPolicy(selector: PointSelector): 'skip' | 'not_found' {
   return selector.kind === 'ids' ? 'not_found' : 'skip';
 }
 

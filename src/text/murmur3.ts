@@ -29,6 +29,12 @@ export function murmur3x86_32(text: string, seed = 0): number {
     hash ^= tail;
   }
   hash ^= bytes.length;
+  return finalMix32(hash);
+}
+
+/** MurmurHash3's 32-bit finaliser: every input bit affects every output bit (an unsigned result). */
+export function finalMix32(value: number): number {
+  let hash = value;
   hash ^= hash >>> 16;
   hash = Math.imul(hash, 0x85ebca6b);
   hash ^= hash >>> 13;
