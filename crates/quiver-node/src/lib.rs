@@ -10,6 +10,7 @@
 
 mod completions;
 mod errors;
+mod external_memory;
 mod pool;
 mod result_bytes;
 mod sparse_index;

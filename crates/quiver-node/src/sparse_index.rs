@@ -5,6 +5,7 @@
 
 use crate::completions::{Channel, Completion, CompletionChannel};
 use crate::errors::{closed, from_kernel, guarded, invalid, Result};
+use crate::external_memory::MemoryReport;
 use crate::pool::pool;
 use crate::result_bytes::ResultBytes;
 use crate::tasks::{run_async, run_file_job};
@@ -12,7 +13,6 @@ use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use quiver_core::{AllowedSlots, SparseIndex, SparseSearchParams};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex};
 
 #[napi(object)]
@@ -30,34 +30,18 @@ pub struct NativeSparseVector {
     pub values: Float32Array,
 }
 
-/// Bytes last reported to V8 for one index, so each report sends only the change.
-#[derive(Clone, Default)]
-struct ExternalMemory {
-    reported: Arc<AtomicI64>,
-}
-
-impl ExternalMemory {
-    fn set(&self, env: &Env, bytes: usize) {
-        let bytes = bytes as i64;
-        let previous = self.reported.swap(bytes, Ordering::AcqRel);
-        if bytes != previous {
-            let _ = env.adjust_external_memory(bytes - previous);
-        }
-    }
-}
-
 #[napi(custom_finalize)]
 pub struct NativeSparseIndex {
     // The lock guards only taking or cloning the Arc, never kernel work.
     handle: Mutex<Option<Arc<SparseIndex>>>,
-    memory: ExternalMemory,
+    memory: MemoryReport,
     loaded_operation_id: u64,
     channel: Arc<Channel>,
 }
 
 impl NativeSparseIndex {
     fn wrap(env: &Env, index: SparseIndex, loaded_operation_id: u64, channel: Arc<Channel>) -> NativeSparseIndex {
-        let memory = ExternalMemory::default();
+        let memory = MemoryReport::default();
         memory.set(env, index.stats().memory_bytes);
         NativeSparseIndex { handle: Mutex::new(Some(Arc::new(index))), memory, loaded_operation_id, channel }
     }

@@ -6,9 +6,9 @@
 
 use crate::completions::{Channel, Completion};
 use crate::errors::{from_kernel, from_node, guarded, internal, into_rejection, Result};
+use crate::external_memory::MemoryReport;
 use crate::pool::{file_pool, pool, Pool};
 use crate::result_bytes::ResultBytes;
-use crate::vector_index::MemoryReport;
 use napi::bindgen_prelude::*;
 use quiver_core::{AllowedSlots, Hit, SearchParams, VectorIndex};
 use std::sync::Arc;
@@ -95,7 +95,7 @@ pub fn upsert<'env>(
         move |env, (slots, vectors)| {
             // The arrays are released here, on the JS thread that owns them.
             drop((slots, vectors));
-            memory.report(&env, &reporting);
+            memory.set(&env, reporting.stats().memory_bytes);
             Ok(())
         },
     )

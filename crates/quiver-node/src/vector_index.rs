@@ -6,13 +6,13 @@
 
 use crate::completions::{Channel, CompletionChannel};
 use crate::errors::{closed, from_kernel, guarded, invalid, Result};
+use crate::external_memory::MemoryReport;
 use crate::result_bytes::ResultBytes;
 use crate::tasks::{self, run_file_job, run_waiting, Queries, SearchRequest, SlotWork};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use quiver_core::{IndexParams, Metric, VectorIndex};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex};
 
 #[napi(object)]
@@ -21,25 +21,6 @@ pub struct NativeStats {
     pub indexed_count: f64,
     pub deleted_count: f64,
     pub memory_bytes: f64,
-}
-
-/// Bytes last reported to V8 for one index, so each report sends only the change.
-#[derive(Clone, Default)]
-pub struct MemoryReport {
-    reported: Arc<AtomicI64>,
-}
-
-impl MemoryReport {
-    pub fn report(&self, env: &Env, index: &VectorIndex) {
-        self.set(env, index.stats().memory_bytes as i64);
-    }
-
-    fn set(&self, env: &Env, bytes: i64) {
-        let previous = self.reported.swap(bytes, Ordering::AcqRel);
-        if bytes != previous {
-            let _ = env.adjust_external_memory(bytes - previous);
-        }
-    }
 }
 
 #[napi(custom_finalize)]
@@ -63,7 +44,7 @@ impl NativeVectorIndex {
 
     pub fn report_memory(&self, env: &Env) {
         if let Ok(index) = self.index() {
-            self.memory.report(env, &index);
+            self.memory.set(env, index.stats().memory_bytes);
         }
     }
 }
@@ -280,7 +261,7 @@ impl NativeVectorIndex {
     #[napi(catch_unwind)]
     pub fn stats(&self, env: Env) -> Result<NativeStats> {
         let stats = self.index()?.stats();
-        self.memory.set(&env, stats.memory_bytes as i64);
+        self.memory.set(&env, stats.memory_bytes);
         Ok(NativeStats {
             count: stats.count as f64,
             indexed_count: stats.indexed_count as f64,
