@@ -59,6 +59,8 @@ const LimitsSection = Type.Object({
   max_filter_conditions: Type.Integer({ default: 10_000, minimum: 1 }),
   max_payload_bytes: Type.Integer({ default: 1_048_576, minimum: 1 }),
   max_collection_name_length: Type.Integer({ default: 255, minimum: 1, maximum: 255 }),
+  /** Writes waiting per collection before new ones get a 503 with Retry-After (docs/api.md §8). */
+  max_queued_writes: Type.Integer({ default: 256, minimum: 1, maximum: 1_000_000 }),
 });
 
 export const ConfigSchema = Type.Object({
