@@ -10,6 +10,7 @@ const benchmarks = [
   ['bench:start', 'bench/start/main.ts'],
   ['bench:filter', 'bench/filter/main.ts'],
   ['bench:sparse', 'bench/sparse/main.ts'],
+  ['bench:mixed', 'bench/mixed/main.ts'],
 ];
 let failures = 0;
 let ran = 0;

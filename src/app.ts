@@ -28,10 +28,27 @@ export interface BuildOptions {
   now?: () => number;
 }
 
+/** The HTTP server's deadlines in milliseconds, from config.service (docs/api.md §8). */
+export function connectionTimeouts(config: Config): { idle: number; headers: number; request: number; keepAlive: number; checkingInterval: number } {
+  const { idle_timeout_seconds, header_timeout_seconds, request_timeout_seconds, keep_alive_timeout_seconds } = config.service;
+  const request = Math.round(request_timeout_seconds * 1000);
+  // Node refuses a header deadline beyond the request deadline; the whole request bounds both.
+  const headers = Math.min(Math.round(header_timeout_seconds * 1000), request);
+  return {
+    // Fastify reads 0 as "use my default" for keep-alive, so every value is at least 1 ms.
+    idle: Math.round(idle_timeout_seconds * 1000),
+    headers: Math.max(1, headers),
+    request: Math.max(1, request),
+    keepAlive: Math.max(1, Math.round(keep_alive_timeout_seconds * 1000)),
+    checkingInterval: Math.max(100, Math.min(1000, Math.floor(headers / 2))),
+  };
+}
+
 export function buildApp(config: Config, options: BuildOptions = {}): FastifyInstance {
   const logger = options.logger ?? createLogger(config);
   const bodyLimitBytes = Math.floor(config.service.max_request_size_mb * 1024 * 1024);
   const maxParamLength = 1024;
+  const timeouts = connectionTimeouts(config);
   const app = Fastify({
     loggerInstance: logger,
     // Per-request logs would cost more than a search; failures are still logged.
@@ -40,7 +57,21 @@ export function buildApp(config: Config, options: BuildOptions = {}): FastifyIns
     routerOptions: { ignoreTrailingSlash: true, maxParamLength },
     frameworkErrors: frameworkErrorHandler(maxParamLength),
     return503OnClosing: true,
+    // Connection hygiene (docs/api.md §8): silent, slow and idle sockets are closed.
+    connectionTimeout: timeouts.idle,
+    keepAliveTimeout: timeouts.keepAlive,
+    requestTimeout: timeouts.request,
+    http: {
+      headersTimeout: timeouts.headers,
+      requestTimeout: timeouts.request,
+      keepAliveTimeout: timeouts.keepAlive,
+      // Node checks header and request deadlines on this timer (30 s by default), so a short
+      // header timeout needs a tighter one; one pass over the open connections is cheap.
+      connectionsCheckingInterval: timeouts.checkingInterval,
+    },
   }) as unknown as FastifyInstance;
+  // Connections beyond the cap are closed by Node as they arrive, before any byte is read.
+  app.server.maxConnections = config.service.max_connections;
 
   const engine = new Engine({ dataDirectory: config.storage.path, logger });
   app.decorate('engine', engine);

@@ -10,6 +10,18 @@ const ServiceSection = Type.Object({
   http_port: Type.Integer({ default: 6573, minimum: 0, maximum: 65535 }),
   grpc_port: Type.Integer({ default: 6574, minimum: 0, maximum: 65535 }),
   max_request_size_mb: Type.Number({ default: 32, exclusiveMinimum: 0, maximum: 1024 }),
+  // Connection hygiene (docs/api.md §8): a socket that sends nothing, trickles its headers or
+  // idles between requests is closed, so idle clients cannot exhaust file descriptors.
+  /** A connection with no traffic at all for this long is closed (0 = never; not advised). */
+  idle_timeout_seconds: Type.Number({ default: 30, minimum: 0, maximum: 3600 }),
+  /** The request line and headers must arrive within this long of the request's start. */
+  header_timeout_seconds: Type.Number({ default: 10, exclusiveMinimum: 0, maximum: 600 }),
+  /** A whole request (headers and body) must arrive within this long. */
+  request_timeout_seconds: Type.Number({ default: 60, exclusiveMinimum: 0, maximum: 3600 }),
+  /** An idle keep-alive connection is closed after this long without a new request. */
+  keep_alive_timeout_seconds: Type.Number({ default: 5, exclusiveMinimum: 0, maximum: 600 }),
+  /** Connections beyond this many open at once are closed on arrival. */
+  max_connections: Type.Integer({ default: 1024, minimum: 1, maximum: 1_000_000 }),
 });
 
 const StorageSection = Type.Object({
@@ -47,6 +59,8 @@ const LimitsSection = Type.Object({
   max_filter_conditions: Type.Integer({ default: 10_000, minimum: 1 }),
   max_payload_bytes: Type.Integer({ default: 1_048_576, minimum: 1 }),
   max_collection_name_length: Type.Integer({ default: 255, minimum: 1, maximum: 255 }),
+  /** Writes waiting per collection before new ones get a 503 with Retry-After (docs/api.md §8). */
+  max_queued_writes: Type.Integer({ default: 256, minimum: 1, maximum: 1_000_000 }),
 });
 
 export const ConfigSchema = Type.Object({

@@ -13,6 +13,7 @@ export const errorStatus = {
   too_many_requests: 429,
   internal: 500,
   not_implemented: 501,
+  unavailable: 503,
 } as const;
 
 export type ErrorKind = keyof typeof errorStatus;
@@ -28,6 +29,17 @@ export class QuiverError extends Error {
   ) {
     super(message, options);
     this.status = errorStatus[kind];
+  }
+}
+
+/** An error whose answer tells the client when to try again (the `Retry-After` header, seconds). */
+export class QuiverErrorWithRetry extends QuiverError {
+  constructor(
+    kind: ErrorKind,
+    message: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super(kind, message);
   }
 }
 
@@ -114,6 +126,14 @@ export const errors = {
   strictMode: (description: string, help: string) => new QuiverError('invalid_input', `Bad request: ${description}. Help: ${help}`),
   rateLimited: (kind: 'read' | 'write', retryAfterSeconds: number) =>
     new QuiverError('too_many_requests', `Rate limiting exceeded: ${kind === 'read' ? 'Read' : 'Write'} rate limit exceeded, retry after ${retryAfterSeconds} s`),
+
+  /** A collection's write queue is full (docs/api.md §8); the answer carries Retry-After. */
+  writeQueueFull: (capacity: number, retryAfterSeconds: number) =>
+    new QuiverErrorWithRetry(
+      'unavailable',
+      `Service unavailable: the collection's write queue is full (${capacity} writes waiting), retry after ${retryAfterSeconds} s`,
+      retryAfterSeconds,
+    ),
 
   internal: (operation: FailedOperation, cause: unknown) =>
     new QuiverError('internal', `${operation} failed: ${cause instanceof Error ? cause.message : String(cause)}`, { cause }),

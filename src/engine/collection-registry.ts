@@ -86,6 +86,7 @@ export class CollectionRegistry {
         fsync: this.options.config.storage.fsync,
         checkpointOperations: this.options.config.storage.checkpoint_operations,
         maxPayloadBytes: this.options.config.limits.max_payload_bytes,
+        maxQueuedWrites: this.options.config.limits.max_queued_writes,
       },
       logger: this.options.logger,
       hooks: this.options.hooks,

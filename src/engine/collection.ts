@@ -43,6 +43,8 @@ export interface CollectionSettings {
   fsync: boolean;
   checkpointOperations: number;
   maxPayloadBytes: number;
+  /** Client writes queued or running before new ones get a 503 (write-queue.ts); default unbounded. */
+  maxQueuedWrites?: number;
 }
 
 export interface CollectionOptions {
@@ -110,7 +112,7 @@ export class Collection {
   readonly sparse: SparseVectors;
   private currentConfig: CollectionConfig;
   private readonly logger: Logger;
-  private readonly queue = new WriteQueue();
+  private readonly queue: WriteQueue;
   private readonly table = new PointTable();
   private readonly checkpointer: Checkpointer;
   private readonly records: RecordView;
@@ -127,6 +129,7 @@ export class Collection {
     this.currentConfig = options.config;
     this.directory = options.directory;
     this.logger = options.logger;
+    this.queue = new WriteQueue(options.settings.maxQueuedWrites);
     this.store = new CollectionStore(options.database, options.number, { fsync: options.settings.fsync });
     const inFlight = new InFlightVectors();
     this.sparse = new SparseVectors(() => this.currentConfig);

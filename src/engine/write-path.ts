@@ -76,6 +76,8 @@ interface WriteSteps<Plan> {
   prepare(operationId: number, batch: CollectionBatch): { plan: Plan; kind: OperationKind; slots: number[]; rollback?: () => void };
   commit(plan: Plan, operationId: number): void;
   apply?(plan: Plan): Promise<void>;
+  /** A schema change (index, vector removal): never refused by a full queue (write-queue.ts). */
+  unbounded?: true;
 }
 
 export class WritePath {
@@ -88,7 +90,7 @@ export class WritePath {
     const written = new Promise<number>((resolve) => {
       acknowledge = resolve;
     });
-    const done = queue.run(async () => {
+    const task = async (): Promise<number> => {
       assertOperable();
       const operationId = checkpointer.lastOperationId + 1;
       const batch = store.newBatch();
@@ -114,7 +116,9 @@ export class WritePath {
       }
       checkpointer.afterWrite();
       return operationId;
-    });
+    };
+    // Client writes are refused with a 503 when the queue is full (write-queue.ts).
+    const done = steps.unbounded ? queue.run(task) : queue.runBounded(task);
     if (wait) return { operation_id: await done, status: 'completed' };
     done.catch(() => undefined);
     const operationId = await Promise.race([written, done]);
@@ -448,6 +452,7 @@ export class WritePath {
       },
       commit: () => undefined,
       apply: change,
+      unbounded: true,
     });
   }
 
@@ -476,6 +481,7 @@ export class WritePath {
       },
       commit: () => undefined,
       apply: options.apply ? async () => options.apply!() : undefined,
+      unbounded: true,
     });
   }
 }

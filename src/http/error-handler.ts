@@ -1,7 +1,7 @@
 // The one error handler: every failure leaves as the contract's envelope with the registry's
 // status. Unknown errors become 500 and are logged; client errors are not logged as errors.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { errors, isQuiverError, QuiverError, type ErrorKind, type FailedOperation } from '../errors.js';
+import { errors, isQuiverError, QuiverError, QuiverErrorWithRetry, type ErrorKind, type FailedOperation } from '../errors.js';
 import type { AuthErrorEnvelope, ErrorEnvelope } from './envelope.js';
 
 const kindByStatus: Record<number, ErrorKind> = {
@@ -75,9 +75,11 @@ export function frameworkErrorHandler(maxParamLength: number) {
 export function registerErrorHandling(app: FastifyInstance, bodyLimitBytes: number): void {
   app.setErrorHandler((error, request, reply) => {
     const quiverError = toQuiverError(error, bodyLimitBytes, failedOperationOf(request.method, request.routeOptions.url));
-    if (quiverError.status >= 500 && quiverError.kind !== 'not_implemented') {
+    // A 503 is load shedding (a full write queue), expected under load: not logged as a failure.
+    if (quiverError.status >= 500 && quiverError.kind !== 'not_implemented' && quiverError.kind !== 'unavailable') {
       request.log.error({ err: error, method: request.method, url: request.url }, quiverError.message);
     }
+    if (quiverError instanceof QuiverErrorWithRetry) void reply.header('retry-after', String(quiverError.retryAfterSeconds));
     return reply.status(quiverError.status).send(errorBody(quiverError, request, reply));
   });
   app.setNotFoundHandler((request) => {
