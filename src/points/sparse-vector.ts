@@ -5,6 +5,7 @@
 import { errors } from '../errors.js';
 import type { SparseVector } from '../native/sparse-index-contract.js';
 import { textDocumentVector } from '../text/bm25.js';
+import { describeJsonValue } from '../json/describe.js';
 
 export type { SparseVector };
 
@@ -17,8 +18,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 
 function describe(value: unknown): string {
   if (typeof value === 'bigint') return value.toString();
-  const text = JSON.stringify(value);
-  return text === undefined ? String(value) : text.length > 40 ? `${text.slice(0, 37)}...` : text;
+  return describeJsonValue(value, 40);
 }
 
 /** True for `{"indices", "values"}` — the shape that says "sparse", checked or not. */

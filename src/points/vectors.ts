@@ -3,6 +3,7 @@
 // the field, so a batch is refused before any of it is written.
 import { errors } from '../errors.js';
 import { looksLikeDocument, looksSparse, parseSparseInput, type SparseVector } from './sparse-vector.js';
+import { describeJsonValue } from '../json/describe.js';
 
 /** The vectors a collection declares: dimension by name ("" is the unnamed vector). */
 export interface VectorLayout {
@@ -17,8 +18,7 @@ const float32Maximum = 3.4028234663852886e38;
 function describe(value: unknown): string {
   if (typeof value === 'bigint') return value.toString();
   if (typeof value === 'number') return String(value);
-  const text = JSON.stringify(value);
-  return text === undefined ? String(value) : text.length > 40 ? `${text.slice(0, 37)}...` : text;
+  return describeJsonValue(value, 40);
 }
 
 /** One dense vector: an array of finite numbers of the expected length. */
