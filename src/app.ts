@@ -7,7 +7,7 @@ import type { Config } from './config.js';
 import { CollectionRegistry } from './engine/collection-registry.js';
 import { Engine } from './engine/engine.js';
 import { filterHooks } from './filter/collection-filters.js';
-import { frameworkErrorHandler, registerErrorHandling } from './http/error-handler.js';
+import { clientErrorHandler, frameworkErrorHandler, registerErrorHandling } from './http/error-handler.js';
 import { registerJsonBody } from './http/json-body.js';
 import { registerReadinessGuard } from './http/readiness.js';
 import { registerRoutes } from './http/routes.js';
@@ -39,6 +39,7 @@ export function buildApp(config: Config, options: BuildOptions = {}): FastifyIns
     bodyLimit: bodyLimitBytes,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength },
     frameworkErrors: frameworkErrorHandler(maxParamLength),
+    clientErrorHandler,
     return503OnClosing: true,
   }) as unknown as FastifyInstance;
 
