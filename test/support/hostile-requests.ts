@@ -290,7 +290,9 @@ function requestBytes(request: HostileRequest, host: string): Buffer {
     if (!request.headers.some((line) => line.startsWith('Content-Type'))) lines.push('Content-Type: application/json');
     lines.push(`Content-Length: ${body.length}`);
   }
-  return Buffer.concat([Buffer.from(`${lines.join('\r\n')}\r\n\r\n`, 'latin1'), body ?? Buffer.alloc(0)]);
+  // A chunked request without a body still needs its last chunk, or it is simply unfinished.
+  const tail = body ?? Buffer.from(request.headers.includes('Transfer-Encoding: chunked') ? '0\r\n\r\n' : '', 'latin1');
+  return Buffer.concat([Buffer.from(`${lines.join('\r\n')}\r\n\r\n`, 'latin1'), tail]);
 }
 
 function decodeChunked(text: string): string {
