@@ -6,6 +6,7 @@ import { errors } from '../errors.js';
 import type { SparseVector } from '../native/sparse-index-contract.js';
 import { textDocumentVector } from '../text/bm25.js';
 import { describeJsonValue } from '../json/describe.js';
+import { checkSparseNorm } from './vector-norm.js';
 
 export type { SparseVector };
 
@@ -69,6 +70,7 @@ export function parseSparseVector(value: unknown, field: string): SparseVector {
     if (Math.abs(element) > float32Maximum) throw errors.invalidField(`${field}.values[${position}]`, `${element} is outside the 32-bit float range`);
     checkedValues[position] = element;
   }
+  checkSparseNorm(checkedValues, field);
   return canonical(checkedIndices, checkedValues);
 }
 
