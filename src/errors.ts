@@ -115,5 +115,8 @@ export const errors = {
 
   internal: (operation: FailedOperation, cause: unknown) =>
     new QuiverError('internal', `${operation} failed: ${cause instanceof Error ? cause.message : String(cause)}`, { cause }),
+  /** A collection whose data could not be loaded at start (docs/api.md §4.3): reported red, not served. */
+  collectionUnavailable: (name: string, reason: string) =>
+    new QuiverError('internal', `Collection operation failed: collection ${name} could not be loaded at start: ${reason}`),
   notImplemented: (feature: string) => new QuiverError('not_implemented', `${feature} is not implemented in QuiverDB`),
 } as const;
