@@ -7,7 +7,7 @@ import type { Config } from './config.js';
 import { CollectionRegistry } from './engine/collection-registry.js';
 import { Engine } from './engine/engine.js';
 import { filterHooks } from './filter/collection-filters.js';
-import { frameworkErrorHandler, registerErrorHandling } from './http/error-handler.js';
+import { clientErrorHandler, frameworkErrorHandler, registerErrorHandling } from './http/error-handler.js';
 import { registerJsonBody } from './http/json-body.js';
 import { registerReadinessGuard } from './http/readiness.js';
 import { registerRoutes } from './http/routes.js';
@@ -56,7 +56,9 @@ export function buildApp(config: Config, options: BuildOptions = {}): FastifyIns
     bodyLimit: bodyLimitBytes,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength },
     frameworkErrors: frameworkErrorHandler(maxParamLength),
-    return503OnClosing: true,
+    clientErrorHandler,
+    // The readiness guard answers requests that arrive while closing (503 in the envelope).
+    return503OnClosing: false,
     // Connection hygiene (docs/api.md §8): silent, slow and idle sockets are closed.
     connectionTimeout: timeouts.idle,
     keepAliveTimeout: timeouts.keepAlive,

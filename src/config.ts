@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { Type, type Static, type TObject, type TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { parse as parseYaml } from 'yaml';
+import { describeJsonValue } from './json/describe.js';
 
 const ServiceSection = Type.Object({
   host: Type.String({ default: '127.0.0.1', minLength: 1 }),
@@ -168,7 +169,7 @@ export function loadConfig(options: { file?: string; environment?: NodeJS.Proces
   const withDefaults = Value.Default(ConfigSchema, merged);
   const firstError = Value.Errors(ConfigSchema, withDefaults).First();
   if (firstError) {
-    throw new ConfigError(`invalid configuration value for "${describePath(firstError.path)}": ${firstError.message} (got ${JSON.stringify(firstError.value)})`);
+    throw new ConfigError(`invalid configuration value for "${describePath(firstError.path)}": ${firstError.message} (got ${describeJsonValue(firstError.value)})`);
   }
   return deepFreeze(withDefaults as Config);
 }

@@ -128,6 +128,7 @@ export const errors = {
     new QuiverError('too_many_requests', `Rate limiting exceeded: ${kind === 'read' ? 'Read' : 'Write'} rate limit exceeded, retry after ${retryAfterSeconds} s`),
 
   /** A collection's write queue is full (docs/api.md §8); the answer carries Retry-After. */
+  shuttingDown: () => new QuiverErrorWithRetry('unavailable', 'Service unavailable: the server is shutting down', 1),
   writeQueueFull: (capacity: number, retryAfterSeconds: number) =>
     new QuiverErrorWithRetry(
       'unavailable',
@@ -137,5 +138,8 @@ export const errors = {
 
   internal: (operation: FailedOperation, cause: unknown) =>
     new QuiverError('internal', `${operation} failed: ${cause instanceof Error ? cause.message : String(cause)}`, { cause }),
+  /** A collection whose data could not be loaded at start (docs/api.md §4.3): reported red, not served. */
+  collectionUnavailable: (name: string, reason: string) =>
+    new QuiverError('internal', `Collection operation failed: collection ${name} could not be loaded at start: ${reason}`),
   notImplemented: (feature: string) => new QuiverError('not_implemented', `${feature} is not implemented in QuiverDB`),
 } as const;

@@ -15,6 +15,7 @@ import {
   applyCollectionUpdate,
   buildCollectionConfig,
   ConfigProblem,
+  describeCollectionConfig,
   type CollectionConfig,
 } from './collection-config.js';
 import type { CreateCollectionRequest, UpdateCollectionRequest } from './collection-request-schemas.js';
@@ -50,6 +51,11 @@ function configProblemToError(error: unknown): unknown {
 export class CollectionRegistry {
   private database: Database | undefined;
   private readonly collections = new Map<string, Collection>();
+  /**
+   * Collections that failed to load at start, with the reason: listed, reported `red` by
+   * info(), refused (500) by every other operation, deletable; the others serve regardless.
+   */
+  private readonly unloadable = new Map<string, { number: number; config: CollectionConfig; reason: string }>();
   /** Serialises create / update / delete so the records and the map never disagree. */
   private readonly changes = new WriteQueue();
   private checkpointTimer: NodeJS.Timeout | undefined;
@@ -109,17 +115,30 @@ export class CollectionRegistry {
         await this.removeCollectionData(number);
         continue;
       }
-      const collection = this.newCollection(number, record.name, record.config);
-      const report = await recoverCollection(collection, this.options.logger);
-      await collection.hooks.loaded();
-      this.collections.set(record.name, collection);
-      this.options.logger.info({ collection: record.name, ...report }, 'collection loaded');
+      await this.load(number, record);
     }
     const interval_ms = this.options.config.storage.checkpoint_interval_seconds * 1000;
     this.checkpointTimer = setInterval(() => {
       for (const collection of this.collections.values()) collection.checkpointIfDue();
     }, interval_ms);
     this.checkpointTimer.unref();
+  }
+
+  /** Loads one collection; a failure leaves it unloadable (logged), never stops the start. */
+  private async load(number: number, record: CollectionRecord): Promise<void> {
+    let collection: Collection | undefined;
+    try {
+      collection = this.newCollection(number, record.name, record.config);
+      const report = await recoverCollection(collection, this.options.logger);
+      await collection.hooks.loaded();
+      this.collections.set(record.name, collection);
+      this.options.logger.info({ collection: record.name, ...report }, 'collection loaded');
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      this.options.logger.error({ err: error, collection: record.name }, `collection ${record.name} could not be loaded; the others serve`);
+      await collection?.close({ checkpoint: false }).catch(() => undefined);
+      this.unloadable.set(record.name, { number, config: record.config, reason });
+    }
   }
 
   private async close(): Promise<void> {
@@ -136,11 +155,13 @@ export class CollectionRegistry {
     return [...this.collections.values()]
       .filter((collection) => !collection.isMarkedForDeletion)
       .map((collection) => collection.name)
+      .concat([...this.unloadable.keys()])
       .sort((left, right) => (left < right ? -1 : left > right ? 1 : 0));
   }
 
   /** The collection, 404 when it does not exist, 412 when it is marked for deletion. */
   get(name: string): Collection {
+    this.assertLoaded(name);
     const collection = this.collections.get(name);
     if (!collection) throw errors.collectionNotFound(name);
     collection.assertOperable();
@@ -149,14 +170,44 @@ export class CollectionRegistry {
 
   /** The collection or undefined (no 404); still 412 when marked for deletion. */
   find(name: string): Collection | undefined {
+    this.assertLoaded(name);
     const collection = this.collections.get(name);
     collection?.assertOperable();
     return collection;
   }
 
   exists(name: string): boolean {
+    if (this.unloadable.has(name)) return true;
     const collection = this.collections.get(name);
     return collection !== undefined && !collection.isMarkedForDeletion;
+  }
+
+  private assertLoaded(name: string): void {
+    const failed = this.unloadable.get(name);
+    if (failed) throw errors.collectionUnavailable(name, failed.reason);
+  }
+
+  /** CollectionInfo (docs/api.md §4.3); an unloadable collection is `red` with the reason. */
+  info(name: string): Record<string, unknown> {
+    const failed = this.unloadable.get(name);
+    if (!failed) return this.get(name).info();
+    let config: unknown;
+    try {
+      config = describeCollectionConfig(failed.config);
+    } catch {
+      config = failed.config;
+    }
+    return {
+      status: 'red',
+      optimizer_status: { error: `could not be loaded at start: ${failed.reason}` },
+      warnings: [],
+      indexed_vectors_count: 0,
+      points_count: 0,
+      segments_count: 0,
+      config,
+      payload_schema: {},
+      update_queue: { length: 0 },
+    };
   }
 
   /** Every operable collection. */
@@ -177,7 +228,7 @@ export class CollectionRegistry {
     await this.changes.run(async () => {
       const existing = this.collections.get(name);
       if (existing?.isMarkedForDeletion) throw errors.collectionMarkedForDeletion(name);
-      if (existing) throw errors.collectionExists(name);
+      if (existing || this.unloadable.has(name)) throw errors.collectionExists(name);
       const number = this.nextNumber;
       const collection = this.newCollection(number, name, checked);
       await collection.initializeEmpty();
@@ -257,6 +308,12 @@ export class CollectionRegistry {
   /** True when it existed. Marks it (412 from then on), removes its data and files, drops it. */
   async delete(name: string): Promise<boolean> {
     return this.changes.run(async () => {
+      const failed = this.unloadable.get(name);
+      if (failed) {
+        await this.removeCollectionData(failed.number);
+        this.unloadable.delete(name);
+        return true;
+      }
       const collection = this.collections.get(name);
       if (!collection) return false;
       if (collection.isMarkedForDeletion) throw errors.collectionMarkedForDeletion(name);

@@ -38,12 +38,17 @@ export const MemoryTierSchema = Type.Union([Type.Literal('pinned'), Type.Literal
 
 export const DistanceSchema = Type.Union([Type.Literal('Cosine'), Type.Literal('Euclid'), Type.Literal('Dot'), Type.Literal('Manhattan')]);
 
+/**
+ * One schema for create and PATCH (and a vector's own hnsw_config): the ranges are the kernel's
+ * (docs/api.md §4.1), so a PATCH can never store a value the next start cannot build an index
+ * with. full_scan_threshold (KB) stays below 2^53 / 1024, so its vector count is a safe integer.
+ */
 export const HnswConfigSchema = Type.Object(
   {
-    m: Nullable(NonNegativeInteger),
-    ef_construct: Nullable(Type.Integer({ minimum: 4 })),
-    full_scan_threshold: Nullable(Type.Integer({ minimum: 10 })),
-    max_indexing_threads: Nullable(NonNegativeInteger),
+    m: Nullable(Type.Integer({ minimum: 2, maximum: 128 })),
+    ef_construct: Nullable(Type.Integer({ minimum: 4, maximum: 4096 })),
+    full_scan_threshold: Nullable(Type.Integer({ minimum: 10, maximum: 2 ** 43 })),
+    max_indexing_threads: Nullable(Type.Integer({ minimum: 0, maximum: 256 })),
     on_disk: Nullable(Type.Boolean()),
     payload_m: Nullable(NonNegativeInteger),
     inline_storage: Nullable(Type.Boolean()),

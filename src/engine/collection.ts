@@ -9,6 +9,7 @@ import { errors } from '../errors.js';
 import { createVectorIndex } from '../native/index.js';
 import type { SparseIndex, SparseSearchOptions, SparseVector } from '../native/sparse-index-contract.js';
 import type { SearchOptions, SearchResult, VectorIndex, VectorIndexOptions } from '../native/vector-index.js';
+import type { Distance } from '../native/vector-index-contract.js';
 import type { PointId } from '../points/ids.js';
 import type { Payload, PayloadSelection, VectorSelection } from '../points/selectors.js';
 import type { VectorLayout } from '../points/vectors.js';
@@ -179,10 +180,15 @@ export class Collection {
 
   get vectorLayout(): VectorLayout {
     const dimensions = new Map<string, number>();
-    for (const [name, params] of Object.entries(this.currentConfig.vectors)) dimensions.set(name, params.size);
+    const distances = new Map<string, Distance>();
+    for (const [name, params] of Object.entries(this.currentConfig.vectors)) {
+      dimensions.set(name, params.size);
+      distances.set(name, params.distance);
+    }
     return {
       shape: this.currentConfig.vectors_shape,
       dimensions,
+      distances,
       sparseNames: new Set(Object.keys(this.currentConfig.sparse_vectors ?? {})),
     };
   }

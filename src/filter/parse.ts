@@ -9,6 +9,7 @@ import { isPlainObject, parsePath, PathSyntaxError, type PayloadPath } from '../
 import { filterPointIdKey } from './point-id.js';
 import { maxSliceTotal } from './slice.js';
 import type { Condition, Filter, IntegerValue, RangeBounds } from './types.js';
+import { describeJsonValue } from '../json/describe.js';
 
 export interface FilterLimits {
   /** Deepest nesting of groups and `nested` conditions; the top filter is depth 1. */
@@ -31,8 +32,7 @@ function fail(where: string, problem: string): never {
 function describe(value: unknown): string {
   if (typeof value === 'bigint') return value.toString();
   if (value === undefined) return 'nothing';
-  const text = JSON.stringify(value) ?? String(value);
-  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
+  return describeJsonValue(value, 60);
 }
 
 function expectObject(value: unknown, where: string): Json {

@@ -11,6 +11,7 @@ import { NumericIndex } from '../payload/indexes/numeric.js';
 import { parsePath, PathSyntaxError } from '../payload/path.js';
 import { filtersOf } from './collection-filters.js';
 import { filterSlots } from './plan.js';
+import { describeJsonValue } from '../json/describe.js';
 
 export interface OrderBy {
   key: string;
@@ -79,7 +80,7 @@ function startValue(index: OrderedIndex, startFrom: OrderBy['startFrom']): numbe
     const timestamp = parseDatetime(startFrom);
     if (timestamp !== undefined) return timestamp;
   }
-  throw errors.invalidField('order_by.start_from', `expected ${index.type === 'datetime' ? 'an RFC 3339 datetime or a number' : 'a number'}, got ${JSON.stringify(startFrom)}`);
+  throw errors.invalidField('order_by.start_from', `expected ${index.type === 'datetime' ? 'an RFC 3339 datetime or a number' : 'a number'}, got ${describeJsonValue(startFrom)}`);
 }
 
 /**

@@ -85,7 +85,7 @@ export function registerCollectionRoutes(app: FastifyInstance): void {
   app.get<{ Params: CollectionParams }>(
     '/collections/:collection_name',
     { config: routeSettings({ permission: 'read' }), schema: { params: CollectionParamsSchema, querystring: ReadQuerySchema } },
-    async (request, reply) => success(reply, registry().get(request.params.collection_name).info()),
+    async (request, reply) => success(reply, registry().info(request.params.collection_name)),
   );
 
   app.put<{ Params: CollectionParams }>(

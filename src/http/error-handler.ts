@@ -2,6 +2,8 @@
 // status. Unknown errors become 500 and are logged; client errors are not logged as errors.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { errors, isQuiverError, QuiverError, QuiverErrorWithRetry, type ErrorKind, type FailedOperation } from '../errors.js';
+import type { Socket } from 'node:net';
+import { serializeJson } from '../json/serialize.js';
 import type { AuthErrorEnvelope, ErrorEnvelope } from './envelope.js';
 
 const kindByStatus: Record<number, ErrorKind> = {
@@ -70,6 +72,50 @@ export function frameworkErrorHandler(maxParamLength: number) {
     const body: ErrorEnvelope = { time: reply.elapsedTime / 1000, status: { error: quiverError.message } };
     void reply.status(quiverError.status).send(body);
   };
+}
+
+/** What a connection-level failure (node's HTTP parser, a timeout) says to the client. */
+function clientErrorMessage(code: string | undefined): string {
+  switch (code) {
+    case 'HPE_HEADER_OVERFLOW':
+      return 'Bad request: the request line and headers are too large';
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return 'Bad request: the request did not arrive in time';
+    case 'HPE_INVALID_METHOD':
+      return 'Bad request: unknown HTTP method';
+    case 'HPE_INVALID_URL':
+      return 'Bad request: malformed URL';
+    case 'HPE_INVALID_HEADER_TOKEN':
+    case 'HPE_INVALID_CONSTANT':
+    case 'HPE_LF_EXPECTED':
+    case 'HPE_CR_EXPECTED':
+      return 'Bad request: malformed header';
+    case 'HPE_UNEXPECTED_CONTENT_LENGTH':
+    case 'HPE_INVALID_CONTENT_LENGTH':
+    case 'HPE_INVALID_TRANSFER_ENCODING':
+    case 'HPE_INVALID_CHUNK_SIZE':
+      return 'Bad request: malformed message framing (Content-Length or Transfer-Encoding)';
+    default:
+      return 'Bad request: malformed HTTP request';
+  }
+}
+
+/**
+ * Fastify's `clientErrorHandler`: a request node's HTTP parser refuses (bad request line, header
+ * problems, oversized headers, a timeout) never reaches a route and would get fastify's own body.
+ * It gets the contract's envelope instead, as a 400 (docs/api.md §1.2), in the auth group's shape
+ * when the raw request names an `/auth` path; then the connection is closed, as node does.
+ */
+export function clientErrorHandler(error: Error & { code?: string; rawPacket?: unknown }, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const message = clientErrorMessage(error.code);
+  const requestLine = Buffer.isBuffer(error.rawPacket) ? error.rawPacket.subarray(0, 64).toString('latin1') : '';
+  const isAuth = /^[A-Z]+ \/auth(\/|\?| |$)/.test(requestLine);
+  const body = serializeJson(isAuth ? { status: 'error', message } : { time: 0, status: { error: message } });
+  if (socket.writable) {
+    socket.write(`HTTP/1.1 400 Bad Request\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n${body}`);
+  }
+  socket.destroy(error);
 }
 
 export function registerErrorHandling(app: FastifyInstance, bodyLimitBytes: number): void {

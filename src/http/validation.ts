@@ -7,6 +7,7 @@ import { ValueErrorType, type ValueError } from '@sinclair/typebox/errors';
 import { Value } from '@sinclair/typebox/value';
 import { errors } from '../errors.js';
 import { deniesUnknownFields } from '../json/unknown-fields.js';
+import { describeJsonValue } from '../json/describe.js';
 
 /** `/points/0/vector` -> `points[0].vector`, the way users write paths. */
 export function describeJsonPointer(pointer: string): string {
@@ -23,7 +24,7 @@ export function describeJsonPointer(pointer: string): string {
 export function describeProblem(error: ValueError): string {
   if (error.type === ValueErrorType.ObjectRequiredProperty) return 'missing required field';
   if (error.type === ValueErrorType.ObjectAdditionalProperties) return 'unknown field';
-  const received = typeof error.value === 'bigint' ? error.value.toString() : JSON.stringify(error.value);
+  const received = error.value === undefined ? undefined : describeJsonValue(error.value);
   const expected = error.type === ValueErrorType.Union ? unionExpectation(error.schema) : undefined;
   // Users send integers; "bigint" is only how big ones arrive here.
   const message = expected ?? `${error.message.charAt(0).toLowerCase()}${error.message.slice(1)}`.replace(/\bbigint\b/, 'integer');

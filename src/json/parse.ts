@@ -51,6 +51,23 @@ export function holdsUnsafeNumber(value: unknown): boolean {
 }
 
 /**
+ * Throws beyond maxJsonDepth. holdsUnsafeNumber stops at the first unsafe number, so the part of
+ * the body after it would go unchecked; the lossless re-parse keeps the same structure, so the
+ * native parse's value is walked in full before it runs (docs/api.md §1).
+ */
+function checkDepth(value: unknown): void {
+  const pending: [unknown, number][] = [[value, 1]];
+  while (pending.length > 0) {
+    const [node, depth] = pending.pop()!;
+    if (typeof node !== 'object' || node === null) continue;
+    if (depth > maxJsonDepth) throw new Error(`the body is nested deeper than ${maxJsonDepth} levels`);
+    for (const child of Array.isArray(node) ? node : Object.values(node)) {
+      if (typeof child === 'object' && child !== null) pending.push([child, depth + 1]);
+    }
+  }
+}
+
+/**
  * Parses a JSON text; unsafe integers become `bigint`, every other number a `number`.
  * Throws the registry's 400 error for malformed text or a `__proto__` key, which could
  * otherwise poison object prototypes when payloads are merged.
@@ -59,7 +76,9 @@ export function parseJson(text: string): unknown {
   if (text.includes('"__proto__"')) throw errors.malformedJson('the key "__proto__" is not allowed');
   try {
     const value: unknown = JSON.parse(text);
-    return holdsUnsafeNumber(value) ? parseLossless(text, null, parseNumberLiteral) : value;
+    if (!holdsUnsafeNumber(value)) return value;
+    checkDepth(value);
+    return parseLossless(text, null, parseNumberLiteral);
   } catch (error) {
     throw errors.malformedJson((error as Error).message);
   }

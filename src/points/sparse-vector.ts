@@ -5,6 +5,8 @@
 import { errors } from '../errors.js';
 import type { SparseVector } from '../native/sparse-index-contract.js';
 import { textDocumentVector } from '../text/bm25.js';
+import { describeJsonValue } from '../json/describe.js';
+import { checkSparseNorm } from './vector-norm.js';
 
 export type { SparseVector };
 
@@ -17,8 +19,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 
 function describe(value: unknown): string {
   if (typeof value === 'bigint') return value.toString();
-  const text = JSON.stringify(value);
-  return text === undefined ? String(value) : text.length > 40 ? `${text.slice(0, 37)}...` : text;
+  return describeJsonValue(value, 40);
 }
 
 /** True for `{"indices", "values"}` — the shape that says "sparse", checked or not. */
@@ -69,6 +70,7 @@ export function parseSparseVector(value: unknown, field: string): SparseVector {
     if (Math.abs(element) > float32Maximum) throw errors.invalidField(`${field}.values[${position}]`, `${element} is outside the 32-bit float range`);
     checkedValues[position] = element;
   }
+  checkSparseNorm(checkedValues, field);
   return canonical(checkedIndices, checkedValues);
 }
 

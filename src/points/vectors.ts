@@ -3,6 +3,9 @@
 // the field, so a batch is refused before any of it is written.
 import { errors } from '../errors.js';
 import { looksLikeDocument, looksSparse, parseSparseInput, type SparseVector } from './sparse-vector.js';
+import { describeJsonValue } from '../json/describe.js';
+import type { Distance } from '../native/vector-index-contract.js';
+import { checkVectorNorm } from './vector-norm.js';
 
 /** The vectors a collection declares: dimension by name ("" is the unnamed vector). */
 export interface VectorLayout {
@@ -10,6 +13,8 @@ export interface VectorLayout {
   dimensions: ReadonlyMap<string, number>;
   /** Names of sparse vectors (src/points/sparse-vector.ts). */
   sparseNames: ReadonlySet<string>;
+  /** Distance by dense vector name: when given, norms are checked (src/points/vector-norm.ts). */
+  distances?: ReadonlyMap<string, Distance>;
 }
 
 const float32Maximum = 3.4028234663852886e38;
@@ -17,12 +22,14 @@ const float32Maximum = 3.4028234663852886e38;
 function describe(value: unknown): string {
   if (typeof value === 'bigint') return value.toString();
   if (typeof value === 'number') return String(value);
-  const text = JSON.stringify(value);
-  return text === undefined ? String(value) : text.length > 40 ? `${text.slice(0, 37)}...` : text;
+  return describeJsonValue(value, 40);
 }
 
-/** One dense vector: an array of finite numbers of the expected length. */
-export function parseDenseVector(value: unknown, field: string, dimension: number): Float32Array {
+/**
+ * One dense vector: an array of finite numbers of the expected length; with `distance`, also a
+ * norm its scores can use (checkVectorNorm), which may return the vector normalised.
+ */
+export function parseDenseVector(value: unknown, field: string, dimension: number, distance?: Distance): Float32Array {
   if (!Array.isArray(value)) throw errors.invalidField(field, `expected an array of numbers, got ${describe(value)}`);
   if (value.length !== dimension) throw errors.dimensionMismatch(field, dimension, value.length);
   const vector = new Float32Array(dimension);
@@ -35,7 +42,7 @@ export function parseDenseVector(value: unknown, field: string, dimension: numbe
     if (Math.abs(element) > float32Maximum) throw errors.invalidField(`${field}[${position}]`, `${element} is outside the 32-bit float range`);
     vector[position] = element;
   }
-  return vector;
+  return distance === undefined ? vector : checkVectorNorm(vector, field, distance);
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -60,7 +67,7 @@ export function parsePointVectors(value: unknown, field: string, layout: VectorL
     if (dimension === undefined) {
       throw errors.invalidField(field, `this collection has named vectors (${knownNames(layout)}): give {"name": [numbers]}`);
     }
-    vectors.set('', parseDenseVector(value, field, dimension));
+    vectors.set('', parseDenseVector(value, field, dimension, layout.distances?.get('')));
     return vectors;
   }
   if (!isPlainObject(value)) throw errors.invalidField(field, `expected an array of numbers or an object of named vectors, got ${describe(value)}`);
@@ -78,7 +85,7 @@ export function parsePointVectors(value: unknown, field: string, layout: VectorL
     }
     if (looksSparse(vector)) throw errors.invalidField(where, `${JSON.stringify(name)} is a dense vector: give an array of ${dimension} numbers, not a sparse vector`);
     if (looksLikeDocument(vector)) throw errors.invalidField(where, `${JSON.stringify(name)} is a dense vector: Documents are embedded only for sparse vectors (model qdrant/bm25)`);
-    vectors.set(name, parseDenseVector(vector, where, dimension));
+    vectors.set(name, parseDenseVector(vector, where, dimension, layout.distances?.get(name)));
   }
   return vectors;
 }

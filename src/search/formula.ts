@@ -12,6 +12,7 @@ import { errors } from '../errors.js';
 import { parseDatetime } from '../payload/datetime.js';
 import { asGeoPoint, distance_m, isValidCoordinate, type GeoPoint } from '../payload/geo.js';
 import { isPlainObject, parsePath, PathSyntaxError, valuesAt, type Payload, type PayloadPath } from '../payload/path.js';
+import { describeJsonValue } from '../json/describe.js';
 
 /** Bounds on one formula: nodes in the tree and nesting depth (recursion stays shallow). */
 export const maxFormulaNodes = 1_024;
@@ -201,7 +202,7 @@ function payloadValue<T>(formula: Formula, point: FormulaPoint, path: PayloadPat
   const value = values.length === 0 ? formula.defaults.get(path.text) : values.length === 1 ? values[0] : values;
   if (value === undefined) fail(field, `expected a ${expected} for ${path.text}: no value found in the payload nor in defaults`);
   const converted = convert(value);
-  if (converted === undefined) fail(field, `expected a ${expected} for ${path.text}, got ${JSON.stringify(value)}`);
+  if (converted === undefined) fail(field, `expected a ${expected} for ${path.text}, got ${describeJsonValue(value)}`);
   return converted;
 }
 

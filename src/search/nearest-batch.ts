@@ -53,7 +53,7 @@ export async function runNearestGroup(collection: Collection, plans: readonly Qu
     const target = plan.query?.kind === 'nearest' ? plan.query.target : undefined;
     const values = target?.kind === 'vector' ? target.values : [];
     // Dimension, finiteness and the float32 range (1e39 would become Infinity): a 400, not a kernel error.
-    queries.push(parseDenseVector(values, plan.queryField ?? (plan.field === '' ? 'query' : `${plan.field}.query`), index.dimension));
+    queries.push(parseDenseVector(values, plan.queryField ?? (plan.field === '' ? 'query' : `${plan.field}.query`), index.dimension, index.distance));
     k = Math.max(k, plan.limit + plan.offset);
   }
   const found = await collection.nearestBatch(first.using, queries, k, {

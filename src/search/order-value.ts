@@ -5,6 +5,7 @@
 import { errors } from '../errors.js';
 import { parseDatetime } from '../payload/datetime.js';
 import { parsePath, PathSyntaxError, valuesAt, type PayloadPath } from '../payload/path.js';
+import { describeJsonValue } from '../json/describe.js';
 
 export type OrderedValue = number;
 
@@ -38,6 +39,6 @@ export function orderValuesOf(payload: unknown, path: PayloadPath): OrderedValue
 /** `start_from` as a sortable number, or a 400 naming `field`. */
 export function orderBoundary(startFrom: number | string, field: string): OrderedValue {
   const value = numeric(startFrom);
-  if (value === undefined) throw errors.invalidBodyField(field, `expected a number or an RFC 3339 datetime (got ${JSON.stringify(startFrom)})`);
+  if (value === undefined) throw errors.invalidBodyField(field, `expected a number or an RFC 3339 datetime (got ${describeJsonValue(startFrom)})`);
   return value;
 }

@@ -22,13 +22,15 @@ export class QueryVectors {
 
   /** The query vector a source names, checked against the dimension of `using`. */
   resolve(source: VectorSource, stage: QueryStage, field: string): Float32Array {
-    const dimension = this.collection.vectorIndex(stage.using, fieldPath(stage.field, 'using')).dimension;
+    const index = this.collection.vectorIndex(stage.using, fieldPath(stage.field, 'using'));
+    const dimension = index.dimension;
     if (source.kind === 'sparse') {
       throw errors.invalidField(field, `${JSON.stringify(stage.using)} is a dense vector: a sparse query (indices and values, or a Document) needs a sparse vector name in "using"`);
     }
     if (source.kind === 'vector') {
       // Dimension, finiteness and the float32 range (1e39 would become Infinity): a 400, not a kernel error.
-      return parseDenseVector(source.values, field, dimension);
+      // Cosine: a non-zero norm, normalised here when float32 cannot sum its squares (vector-norm.ts).
+      return parseDenseVector(source.values, field, dimension, index.distance);
     }
     const id = parsePointId(source.id);
     const lookup = stage.lookupFrom;

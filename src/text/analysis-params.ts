@@ -15,6 +15,7 @@ import {
 } from './languages.js';
 import { snowballStemmer } from './snowball.js';
 import { stopwordSet } from './stopwords.js';
+import { describeJsonValue } from '../json/describe.js';
 
 export interface StopwordsChoice {
   languages: string[];
@@ -31,22 +32,22 @@ function isPlainRecord(value: unknown): value is Record<string, unknown> {
 function stopwordLanguage(value: unknown, field: string): string {
   if (typeof value === 'string' && hasOwn(stopwordLanguageKeys, value)) return value;
   const known = typeof value === 'string' && stopwordLanguagesWithoutList.includes(value) ? ' has no stopword list on this server' : ' is not a supported stopword language';
-  throw errors.invalidField(field, `${JSON.stringify(value)}${known} (supported: ${supportedStopwordLanguages.join(', ')})`);
+  throw errors.invalidField(field, `${describeJsonValue(value)}${known} (supported: ${supportedStopwordLanguages.join(', ')})`);
 }
 
 /** Parses a `stopwords` value; null or absent is no stopwords. */
 export function parseStopwords(value: unknown, field: string): StopwordsChoice | undefined {
   if (value === undefined || value === null) return undefined;
   if (typeof value === 'string') return { languages: [stopwordLanguage(value, field)], custom: [] };
-  if (!isPlainRecord(value)) throw errors.invalidField(field, `expected a language name or {"languages", "custom"}, got ${JSON.stringify(value)}`);
+  if (!isPlainRecord(value)) throw errors.invalidField(field, `expected a language name or {"languages", "custom"}, got ${describeJsonValue(value)}`);
   for (const key of Object.keys(value)) {
     if (key !== 'languages' && key !== 'custom') throw errors.invalidField(`${field}.${key}`, 'not a stopwords parameter (expected languages, custom)');
   }
   const languages = value.languages ?? [];
   const custom = value.custom ?? [];
-  if (!Array.isArray(languages)) throw errors.invalidField(`${field}.languages`, `expected an array of language names, got ${JSON.stringify(languages)}`);
+  if (!Array.isArray(languages)) throw errors.invalidField(`${field}.languages`, `expected an array of language names, got ${describeJsonValue(languages)}`);
   if (!Array.isArray(custom) || custom.some((word) => typeof word !== 'string')) {
-    throw errors.invalidField(`${field}.custom`, `expected an array of strings, got ${JSON.stringify(custom)}`);
+    throw errors.invalidField(`${field}.custom`, `expected an array of strings, got ${describeJsonValue(custom)}`);
   }
   if (custom.length > maximumCustomStopwords) throw errors.invalidField(`${field}.custom`, `at most ${maximumCustomStopwords} words`);
   return { languages: languages.map((language, position) => stopwordLanguage(language, `${field}.languages[${position}]`)), custom: custom as string[] };
@@ -56,14 +57,14 @@ export function parseStopwords(value: unknown, field: string): StopwordsChoice |
 export function snowballLanguage(value: unknown, field: string): string {
   if (typeof value === 'string' && hasOwn(snowballLanguageNames, value)) return value;
   const known = typeof value === 'string' && snowballLanguagesWithoutStemmer.includes(value) ? ' has no Snowball stemmer on this server' : ' is not a supported Snowball language';
-  throw errors.invalidField(field, `${JSON.stringify(value)}${known} (supported: ${supportedSnowballLanguages.join(', ')})`);
+  throw errors.invalidField(field, `${describeJsonValue(value)}${known} (supported: ${supportedSnowballLanguages.join(', ')})`);
 }
 
 /** Parses a `stemmer` value ({type: "snowball", language}) to its language; null or absent is none. */
 export function parseStemmer(value: unknown, field: string): string | undefined {
   if (value === undefined || value === null) return undefined;
-  if (!isPlainRecord(value)) throw errors.invalidField(field, `expected {"type": "snowball", "language"}, got ${JSON.stringify(value)}`);
-  if (value.type !== 'snowball') throw errors.invalidField(`${field}.type`, `expected "snowball", got ${JSON.stringify(value.type)}`);
+  if (!isPlainRecord(value)) throw errors.invalidField(field, `expected {"type": "snowball", "language"}, got ${describeJsonValue(value)}`);
+  if (value.type !== 'snowball') throw errors.invalidField(`${field}.type`, `expected "snowball", got ${describeJsonValue(value.type)}`);
   for (const key of Object.keys(value)) {
     if (key !== 'type' && key !== 'language') throw errors.invalidField(`${field}.${key}`, 'not a stemmer parameter (expected type, language)');
   }

@@ -19,6 +19,7 @@ import { hasOwn, snowballLanguageNames, snowballLanguagesWithoutStemmer, stopwor
 import { murmur3x86_32 } from './murmur3.js';
 import { snowballStemmer } from './snowball.js';
 import { stopwordSet } from './stopwords.js';
+import { describeJsonValue } from '../json/describe.js';
 
 export const bm25ModelName = 'qdrant/bm25';
 /** Text models this server can turn into vectors itself. */
@@ -50,21 +51,21 @@ function isPlainRecord(value: unknown): value is Record<string, unknown> {
 function numberOption(options: Record<string, unknown>, name: string, field: string, fallback: number, valid: (value: number) => boolean, expected: string): number {
   const value = options[name];
   if (value === undefined || value === null) return fallback;
-  if (typeof value !== 'number' || !Number.isFinite(value) || !valid(value)) throw errors.invalidField(`${field}.${name}`, `expected ${expected}, got ${JSON.stringify(value)}`);
+  if (typeof value !== 'number' || !Number.isFinite(value) || !valid(value)) throw errors.invalidField(`${field}.${name}`, `expected ${expected}, got ${describeJsonValue(value)}`);
   return value;
 }
 
 function booleanOption(options: Record<string, unknown>, name: string, field: string, fallback: boolean): boolean {
   const value = options[name];
   if (value === undefined || value === null) return fallback;
-  if (typeof value !== 'boolean') throw errors.invalidField(`${field}.${name}`, `expected true or false, got ${JSON.stringify(value)}`);
+  if (typeof value !== 'boolean') throw errors.invalidField(`${field}.${name}`, `expected true or false, got ${describeJsonValue(value)}`);
   return value;
 }
 
 function lengthOption(options: Record<string, unknown>, name: string, field: string): number | undefined {
   const value = options[name];
   if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) throw errors.invalidField(`${field}.${name}`, `expected a non-negative integer, got ${JSON.stringify(value)}`);
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) throw errors.invalidField(`${field}.${name}`, `expected a non-negative integer, got ${describeJsonValue(value)}`);
   return value;
 }
 
@@ -84,7 +85,7 @@ function languageDefaults(language: string, field: string): { stopwords: Readonl
 /** Parses BM25 `options` (Qdrant's Bm25Config); absent or null means every default. */
 export function parseBm25Options(options: unknown, field = 'options'): Bm25Model {
   const given = options ?? {};
-  if (!isPlainRecord(given)) throw errors.invalidField(field, `expected an object, got ${JSON.stringify(options)}`);
+  if (!isPlainRecord(given)) throw errors.invalidField(field, `expected an object, got ${describeJsonValue(options)}`);
   for (const name of Object.keys(given)) {
     if (!optionNames.includes(name)) throw errors.invalidField(`${field}.${name}`, `not a BM25 option (expected ${optionNames.join(', ')})`);
   }
@@ -92,9 +93,9 @@ export function parseBm25Options(options: unknown, field = 'options'): Bm25Model
   const b = numberOption(given, 'b', field, defaultBm25.b, (value) => value >= 0 && value <= 1, 'a number from 0 to 1');
   const averageLength = numberOption(given, 'avg_len', field, defaultBm25.averageLength, (value) => value > 0, 'a number > 0');
   const tokenizer = given.tokenizer ?? 'word';
-  if (!tokenizers.includes(tokenizer as Tokenizer)) throw errors.invalidField(`${field}.tokenizer`, `expected one of ${tokenizers.join(', ')}, got ${JSON.stringify(tokenizer)}`);
+  if (!tokenizers.includes(tokenizer as Tokenizer)) throw errors.invalidField(`${field}.tokenizer`, `expected one of ${tokenizers.join(', ')}, got ${describeJsonValue(tokenizer)}`);
   const language = given.language ?? defaultBm25.language;
-  if (typeof language !== 'string') throw errors.invalidField(`${field}.language`, `expected a language name, got ${JSON.stringify(language)}`);
+  if (typeof language !== 'string') throw errors.invalidField(`${field}.language`, `expected a language name, got ${describeJsonValue(language)}`);
   const minTokenLength = lengthOption(given, 'min_token_len', field);
   const maxTokenLength = lengthOption(given, 'max_token_len', field);
   const stopwords = parseStopwords(given.stopwords, `${field}.stopwords`);
@@ -152,10 +153,10 @@ export function bm25QueryVector(text: string, model: Bm25Model): SparseVector {
  * "Qdrant/bm25"); any other model is a 400 listing the supported ones.
  */
 export function textDocumentVector(document: unknown, side: 'document' | 'query', field = 'document'): SparseVector {
-  if (!isPlainRecord(document)) throw errors.invalidField(field, `expected {"text", "model", "options"}, got ${JSON.stringify(document)}`);
-  if (typeof document.text !== 'string') throw errors.invalidField(`${field}.text`, `expected a string, got ${JSON.stringify(document.text)}`);
+  if (!isPlainRecord(document)) throw errors.invalidField(field, `expected {"text", "model", "options"}, got ${describeJsonValue(document)}`);
+  if (typeof document.text !== 'string') throw errors.invalidField(`${field}.text`, `expected a string, got ${describeJsonValue(document.text)}`);
   if (typeof document.model !== 'string' || document.model.toLowerCase() !== bm25ModelName) {
-    throw errors.invalidField(`${field}.model`, `unsupported model ${JSON.stringify(document.model)} (supported: ${supportedTextModels.join(', ')})`);
+    throw errors.invalidField(`${field}.model`, `unsupported model ${describeJsonValue(document.model)} (supported: ${supportedTextModels.join(', ')})`);
   }
   const model = parseBm25Options(document.options, `${field}.options`);
   return side === 'document' ? bm25DocumentVector(document.text, model) : bm25QueryVector(document.text, model);

@@ -5,6 +5,7 @@ import { isPlainObject } from '../path.js';
 import { validateTextAnalysisParams } from '../../text/analysis-params.js';
 import type { Tokenizer } from '../tokenize.js';
 import type { PayloadSchemaType } from './types.js';
+import { describeJsonValue } from '../../json/describe.js';
 
 export const payloadSchemaTypes: readonly PayloadSchemaType[] = ['keyword', 'integer', 'float', 'bool', 'datetime', 'uuid', 'text', 'geo'];
 
@@ -47,7 +48,7 @@ function isSchemaType(value: unknown): value is PayloadSchemaType {
 
 function expectBoolean(params: Record<string, unknown>, name: string, where: string): void {
   if (params[name] !== undefined && params[name] !== null && typeof params[name] !== 'boolean') {
-    throw errors.invalidField(`${where}.${name}`, `expected true or false, got ${JSON.stringify(params[name])}`);
+    throw errors.invalidField(`${where}.${name}`, `expected true or false, got ${describeJsonValue(params[name])}`);
   }
 }
 
@@ -55,7 +56,7 @@ function expectTokenLength(params: Record<string, unknown>, name: string, where:
   const value = params[name];
   if (value === undefined || value === null) return;
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1 || value > 1024) {
-    throw errors.invalidField(`${where}.${name}`, `expected an integer from 1 to 1024, got ${JSON.stringify(value)}`);
+    throw errors.invalidField(`${where}.${name}`, `expected an integer from 1 to 1024, got ${describeJsonValue(value)}`);
   }
 }
 
@@ -66,9 +67,9 @@ export function parseIndexDefinition(value: unknown, where = 'field_schema'): In
     if (!isSchemaType(value)) throw errors.invalidField(where, `unknown index type "${value}" (expected one of ${payloadSchemaTypes.join(', ')})`);
     return { type: value, params: undefined };
   }
-  if (!isPlainObject(value)) throw errors.invalidField(where, `expected a type name or an object with "type", got ${JSON.stringify(value)}`);
+  if (!isPlainObject(value)) throw errors.invalidField(where, `expected a type name or an object with "type", got ${describeJsonValue(value)}`);
   const type = value.type;
-  if (!isSchemaType(type)) throw errors.invalidField(`${where}.type`, `expected one of ${payloadSchemaTypes.join(', ')}, got ${JSON.stringify(type)}`);
+  if (!isSchemaType(type)) throw errors.invalidField(`${where}.type`, `expected one of ${payloadSchemaTypes.join(', ')}, got ${describeJsonValue(type)}`);
   for (const key of Object.keys(value)) {
     if (key !== 'type' && !allowedParams[type].includes(key)) {
       throw errors.invalidField(`${where}.${key}`, `not a parameter of a ${type} index (expected ${allowedParams[type].join(', ') || 'none'})`);
@@ -78,14 +79,14 @@ export function parseIndexDefinition(value: unknown, where = 'field_schema'): In
     expectBoolean(value, name, where);
   }
   if (value.memory !== undefined && value.memory !== null && !memoryTiers.includes(value.memory as string)) {
-    throw errors.invalidField(`${where}.memory`, `expected one of ${memoryTiers.join(', ')}, got ${JSON.stringify(value.memory)}`);
+    throw errors.invalidField(`${where}.memory`, `expected one of ${memoryTiers.join(', ')}, got ${describeJsonValue(value.memory)}`);
   }
   if (type === 'integer' && value.lookup === false && value.range === false) {
     throw errors.invalidField(where, 'an integer index needs lookup or range (or both)');
   }
   if (type === 'text') {
     if (value.tokenizer !== undefined && value.tokenizer !== null && !tokenizers.includes(value.tokenizer as Tokenizer)) {
-      throw errors.invalidField(`${where}.tokenizer`, `expected one of ${tokenizers.join(', ')}, got ${JSON.stringify(value.tokenizer)}`);
+      throw errors.invalidField(`${where}.tokenizer`, `expected one of ${tokenizers.join(', ')}, got ${describeJsonValue(value.tokenizer)}`);
     }
     expectTokenLength(value, 'min_token_len', where);
     expectTokenLength(value, 'max_token_len', where);
