@@ -139,6 +139,8 @@ impl Shared {
     }
 
     fn run_worker(&self) {
+        // Searches first: a builder only takes the cores they leave (background_priority.rs).
+        crate::background_priority::lower_current_thread();
         while let Some(slot) = self.pending.take(BUILDER_IDLE) {
             let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.link(slot)));
             if result.is_err() {

@@ -1,6 +1,7 @@
 //! QuiverDB's vector kernel. Pure Rust with no Node dependency, so it is tested with `cargo test`
 //! and bound to JavaScript only through the thin `quiver-node` crate.
 
+pub mod background_priority;
 pub mod bitset;
 pub mod brute_force;
 pub mod checkpoint;
