@@ -13,6 +13,7 @@ import { exampleScorer, type CandidateScorer, type ExampleForm } from './example
 import { fieldPath } from './field-path.js';
 import type { ContextPairSource, QueryForm, QueryStage, VectorSource } from './plan.js';
 import type { QueryEnvironment } from './query-environment.js';
+import type { PointIdInput } from './schemas.js';
 
 export class QueryVectors {
   constructor(
@@ -32,14 +33,9 @@ export class QueryVectors {
       // Cosine: a non-zero norm, normalised here when float32 cannot sum its squares (vector-norm.ts).
       return parseDenseVector(source.values, field, dimension, index.distance);
     }
-    const id = parsePointId(source.id);
-    const lookup = stage.lookupFrom;
-    const collection = lookup ? this.environment.collectionNamed(lookup.collection) : this.collection;
-    const vectorName = lookup ? lookup.vector : stage.using;
-    const entry = collection.pointById(id);
-    if (!entry) throw errors.pointNotFound(formatPointId(id));
+    const { id, collection, vectorName, entry, nameField } = this.examplePoint(source.id, stage);
     // The vector name must exist there: a 400 naming where it was given, before reading it.
-    collection.vectorIndex(vectorName, lookup ? fieldPath(stage.field, 'lookup_from.vector') : fieldPath(stage.field, 'using'));
+    collection.vectorIndex(vectorName, nameField);
     const vector = collection.storedVector(entry, vectorName);
     if (!vector) throw errors.invalidField(field, `point ${formatPointId(id)} has no vector ${JSON.stringify(vectorName)}`);
     if (vector.length !== dimension) throw errors.dimensionMismatch(field, dimension, vector.length);
@@ -52,18 +48,28 @@ export class QueryVectors {
     if (source.kind === 'vector') {
       throw errors.invalidField(field, `${JSON.stringify(stage.using)} is a sparse vector: give {"indices": [...], "values": [...]}, not a dense vector`);
     }
-    const id = parsePointId(source.id);
-    const lookup = stage.lookupFrom;
-    const collection = lookup ? this.environment.collectionNamed(lookup.collection) : this.collection;
-    const vectorName = lookup ? lookup.vector : stage.using;
-    const entry = collection.pointById(id);
-    if (!entry) throw errors.pointNotFound(formatPointId(id));
+    const { id, collection, vectorName, entry, nameField } = this.examplePoint(source.id, stage);
     if (!collection.sparse.isSparse(vectorName)) {
-      throw errors.invalidField(lookup ? fieldPath(stage.field, 'lookup_from.vector') : fieldPath(stage.field, 'using'), `${JSON.stringify(vectorName)} is not a sparse vector of collection ${collection.name}`);
+      throw errors.invalidField(nameField, `${JSON.stringify(vectorName)} is not a sparse vector of collection ${collection.name}`);
     }
     const vector = collection.storedSparseVector(entry, vectorName);
     if (!vector) throw errors.invalidField(field, `point ${formatPointId(id)} has no vector ${JSON.stringify(vectorName)}`);
     return vector;
+  }
+
+  /**
+   * The point an example id names: in the stage's collection, or in `lookup_from`'s, whose vector
+   * name then replaces `using` (`nameField` is where that name was given, for 400s).
+   */
+  private examplePoint(rawId: PointIdInput, stage: QueryStage) {
+    const id = parsePointId(rawId);
+    const lookup = stage.lookupFrom;
+    const collection = lookup ? this.environment.collectionNamed(lookup.collection) : this.collection;
+    const vectorName = lookup ? lookup.vector : stage.using;
+    const nameField = lookup ? fieldPath(stage.field, 'lookup_from.vector') : fieldPath(stage.field, 'using');
+    const entry = collection.pointById(id);
+    if (!entry) throw errors.pointNotFound(formatPointId(id));
+    return { id, collection, vectorName, entry, nameField };
   }
 
   private resolveAll(sources: VectorSource[], stage: QueryStage, field: string): Float32Array[] {
