@@ -8,7 +8,7 @@ export default tseslint.config(
   { ignores: ['dist/', 'native/', 'target/', 'node_modules/', 'coverage/', 'storage/', 'bench/results/'] },
   ...tseslint.configs.recommended,
   {
-    files: ['**/*.ts'],
+    files: ['**/*.ts', '**/*.tsx'],
     languageOptions: {
       parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
     },

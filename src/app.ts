@@ -7,6 +7,7 @@ import type { Config } from './config.js';
 import { CollectionRegistry } from './engine/collection-registry.js';
 import { Engine } from './engine/engine.js';
 import { filterHooks } from './filter/collection-filters.js';
+import { registerDashboardRoutes } from './http/dashboard.js';
 import { clientErrorHandler, frameworkErrorHandler, registerErrorHandling } from './http/error-handler.js';
 import { registerJsonBody } from './http/json-body.js';
 import { registerReadinessGuard } from './http/readiness.js';
@@ -95,6 +96,9 @@ export function buildApp(config: Config, options: BuildOptions = {}): FastifyIns
   installAuth(app, engine, config, logger, options.now);
 
   registerRoutes(app);
+
+  // The web dashboard (docs/api.md §12): public static files from dist/dashboard.
+  registerDashboardRoutes(app);
 
   app.addHook('onClose', async () => {
     await engine.close();

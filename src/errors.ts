@@ -102,6 +102,8 @@ export const errors = {
   pointNotFound: (id: string) => new QuiverError('not_found', `Point with id ${id} does not exist`),
   /** No such route at all; worded so it cannot be read as a missing collection or point. */
   routeNotFound: (method: string, url: string) => new QuiverError('not_found', `route not found: ${method} ${url}`),
+  /** `GET /dashboard` before `npm run build:dashboard` wrote dist/dashboard (docs/api.md, the dashboard section). */
+  dashboardNotBuilt: () => new QuiverError('not_found', 'dashboard not built: run npm run build:dashboard'),
   pathParameterTooLong: (limit: number) => new QuiverError('invalid_input', `Bad request: a path parameter is longer than ${limit} characters`),
   badUrl: (detail: string) => new QuiverError('invalid_input', `Bad request: ${detail}`),
 
