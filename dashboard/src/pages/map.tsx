@@ -98,9 +98,11 @@ export function MapPage({ name, info }: { name: string; info: CollectionInfo }) 
     const xs = sample.coordinates.map((point) => point[0]!);
     const ys = sample.coordinates.map((point) => point[1]!);
     const [minX, maxX, minY, maxY] = [Math.min(...xs), Math.max(...xs), Math.min(...ys), Math.max(...ys)];
-    const scale = (value: number, low: number, high: number, span: number): number => margin + (high === low ? 0.5 : (value - low) / (high - low)) * (span - 2 * margin);
+    // One scale for both axes: distances on the map keep the proportions PCA found.
+    const scale = Math.min((width - 2 * margin) / (maxX - minX || 1), (height - 2 * margin) / (maxY - minY || 1));
+    const [middleX, middleY] = [(minX + maxX) / 2, (minY + maxY) / 2];
     return {
-      positions: sample.coordinates.map((point) => [scale(point[0]!, minX, maxX, width), height - scale(point[1]!, minY, maxY, height)] as const),
+      positions: sample.coordinates.map((point) => [width / 2 + (point[0]! - middleX) * scale, height / 2 - (point[1]! - middleY) * scale] as const),
       ...colouring(sample.records, field),
     };
   }, [sample, field]);
