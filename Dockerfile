@@ -13,6 +13,9 @@ COPY .cargo ./.cargo
 COPY crates ./crates
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
+# The web dashboard's sources; `npm run build` bundles them into dist/dashboard.
+COPY dashboard ./dashboard
+COPY scripts/build-dashboard.mjs ./scripts/
 RUN npm run build && npm prune --omit=dev
 
 FROM node:20-bookworm-slim AS run

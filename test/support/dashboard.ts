@@ -17,8 +17,9 @@ export function buildDashboard(): void {
 
 export const browserTestsRequired = process.env.QUIVER_REQUIRE_BROWSER_TESTS === '1';
 
-/** QUIVER_CHROMIUM, else the usual Debian and Ubuntu paths; undefined when none exists. */
+/** QUIVER_CHROMIUM when set (only that path), else the usual Debian and Ubuntu paths; undefined when none exists. */
 export function findChromium(): string | undefined {
-  const candidates = [process.env.QUIVER_CHROMIUM, '/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
-  return candidates.find((candidate): candidate is string => candidate !== undefined && candidate !== '' && existsSync(candidate));
+  const chosen = process.env.QUIVER_CHROMIUM;
+  const candidates = chosen ? [chosen] : ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
+  return candidates.find((candidate) => existsSync(candidate));
 }
