@@ -240,6 +240,10 @@ describe.skipIf(!chromiumPath)('dashboard in a browser', () => {
     await expect.poll(() => page.locator('#map-hover .id').textContent()).toBe('42');
     expect(await page.locator('#map-hover').textContent()).toContain(`genre: ${points[41]!.payload.genre}`);
     await screenshot(page, '08-map');
+    // The README's picture (docs/images/dashboard.png is a copy of this file).
+    await page.setViewportSize({ width: 1020, height: 812 });
+    await page.screenshot({ path: join(screenshotDirectory, 'readme-dashboard.png') });
+    await page.setViewportSize({ width: 1280, height: 860 });
   });
 });
 
