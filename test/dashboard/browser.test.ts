@@ -245,6 +245,53 @@ describe.skipIf(!chromiumPath)('dashboard in a browser', () => {
     await page.screenshot({ path: join(screenshotDirectory, 'readme-dashboard.png') });
     await page.setViewportSize({ width: 1280, height: 860 });
   });
+  it('named vectors — config, points, search and map work on named dense and sparse vectors', async () => {
+    const name = 'multi';
+    await server.client.createCollection(name, {
+      vectors: { text: { size: 4, distance: 'Dot' }, image: { size: 3, distance: 'Euclid' } },
+      sparse_vectors: { keywords: {} },
+    });
+    const random = mulberry32(7);
+    await server.client.upsert(name, {
+      wait: true,
+      points: Array.from({ length: 30 }, (_, index) => ({
+        id: index + 1,
+        vector: {
+          text: Array.from({ length: 4 }, () => random()),
+          image: Array.from({ length: 3 }, () => random() * 10),
+          keywords: { indices: [index % 5, 10 + (index % 3)], values: [1, 0.5] },
+        },
+        payload: { size: index },
+      })),
+    });
+    await page.goto(`${server.url}/dashboard/collections/${name}`);
+    await expect.poll(() => cellTexts(page, 'section:has(h2:text("Vectors")) tbody td:first-child')).toEqual(['text', 'image', 'keywords']);
+
+    await page.goto(`${server.url}/dashboard/collections/${name}/points`);
+    await page.click('#scroll-form button[type=submit]');
+    const firstRow = page.locator('#points-table tbody tr').first();
+    await firstRow.waitFor();
+    const vectorsText = (await firstRow.locator('td.vectors').textContent()) ?? '';
+    expect(vectorsText).toContain('text: [');
+    expect(vectorsText).toContain('(3 dims)');
+    expect(vectorsText).toContain('keywords: sparse: 2 non-zero');
+
+    await page.goto(`${server.url}/dashboard/collections/${name}/search`);
+    await page.selectOption('#search-form select[name=using]', 'image');
+    await page.fill('#search-form textarea[name=first]', '5');
+    await page.click('#search-form button[type=submit]');
+    const expected = await server.client.query(name, { query: 5, using: 'image', limit: 10, with_payload: true });
+    await expect.poll(searchResults).toEqual(asShown(expected.points));
+
+    await page.goto(`${server.url}/dashboard/collections/${name}/map`);
+    await page.selectOption('#map-form select[name=using]', 'image');
+    await page.click('#map-form button[type=submit]');
+    await page.locator('#map circle').first().waitFor();
+    expect(await page.locator('#map circle').count()).toBe(30);
+    await page.selectOption('#map-form select[name=field]', 'size');
+    await expect.poll(() => cellTexts(page, '#map-legend li')).toEqual(['size = 0', 'size = 29']);
+    await screenshot(page, '09-named-vectors-map');
+  });
 });
 
 describe.skipIf(!chromiumPath)('dashboard in a browser, auth on', () => {
