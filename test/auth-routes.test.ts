@@ -81,7 +81,10 @@ function routesKnownToFastify(): Set<string> {
     const match = /^([│├└─\s]*)(\S.*?)(?: \(([^)]+)\))?$/.exec(line);
     if (!match) continue;
     const depth = Math.floor(match[1]!.length / 4);
-    const path = (depth > 0 ? pathAtDepth[depth - 1] ?? '' : '') + match[2]!;
+    const parent = depth > 0 ? pathAtDepth[depth - 1] ?? '' : '';
+    // The printer drops the slash before a wildcard child (`/dashboard/*` prints as `dashboard`
+    // then `*`) when trailing slashes are ignored; put it back.
+    const path = parent + (match[2] === '*' && !parent.endsWith('/') ? '/*' : match[2]!);
     pathAtDepth[depth] = path;
     pathAtDepth.length = depth + 1;
     for (const method of match[3]?.split(',') ?? []) known.add(`${method.trim()} ${path}`);
