@@ -4,8 +4,26 @@ import parsePrometheusTextFormat, { type ParsedFamily, type ParsedSample } from 
 
 export type Families = Map<string, ParsedFamily>;
 
+/**
+ * Every family by name. The parser folds a labelled histogram's series into one sample and
+ * loses their labels, so histograms are read a second time with their TYPE line removed: their
+ * `_bucket`, `_sum` and `_count` series then come back as plain samples under those names.
+ */
 export function parseMetrics(text: string): Families {
-  return new Map(parsePrometheusTextFormat(text).map((family) => [family.name, family]));
+  const families: Families = new Map(parsePrometheusTextFormat(text).map((family) => [family.name, family]));
+  const histograms = [...families.values()].filter((family) => family.type === 'HISTOGRAM').map((family) => family.name);
+  if (histograms.length === 0) return families;
+  const untyped = text
+    .split('\n')
+    .filter((line) => !histograms.some((name) => line === `# TYPE ${name} histogram`))
+    .join('\n');
+  for (const family of parsePrometheusTextFormat(untyped)) {
+    if (!histograms.some((name) => family.name.startsWith(`${name}_`))) continue;
+    const known = families.get(family.name);
+    if (known) known.metrics.push(...family.metrics);
+    else families.set(family.name, { ...family, metrics: [...family.metrics] });
+  }
+  return families;
 }
 
 function matches(sample: ParsedSample, labels: Record<string, string>): boolean {
