@@ -54,6 +54,12 @@ describe('/metrics', () => {
     expect(counted(after, { method: 'GET', route: 'unmatched', status: '404' }) - counted(before, { method: 'GET', route: 'unmatched', status: '404' })).toBe(2);
     const errors = (families: Families) => value(families, 'quiverdb_http_errors_total', { kind: 'not_found', status: '404' }) ?? 0;
     expect(errors(after) - errors(before)).toBe(5);
+
+    // A malformed body (the framework's error, mapped as the error handler maps it) is invalid_input.
+    const invalid = (families: Families) => value(families, 'quiverdb_http_errors_total', { kind: 'invalid_input', status: '400' }) ?? 0;
+    expect((await server.request('POST', '/collections/missing-one/points/search', '{"vector": [1,')).status).toBe(400);
+    const refused = (await scrape()).families;
+    expect(invalid(refused) - invalid(after)).toBe(1);
     // The histogram counts the same responses as the counter.
     expect(after.get('quiverdb_http_request_duration_seconds')?.type).toBe('HISTOGRAM');
     const histogramCount = value(after, 'quiverdb_http_request_duration_seconds_count', { ...itemRoute, status: '404' });
@@ -175,6 +181,11 @@ describe('/metrics', () => {
       expect(response.statusCode).toBe(200);
       expect(value(parseMetrics(response.body), 'quiverdb_ready')).toBe(0);
       expect(value(parseMetrics(response.body), 'quiverdb_collections')).toBe(0);
+      // /readyz's 503 is an answer, not an error.
+      expect((await app.inject({ method: 'GET', url: '/readyz' })).statusCode).toBe(503);
+      const after = parseMetrics((await app.inject({ method: 'GET', url: '/metrics' })).body);
+      expect(value(after, 'quiverdb_http_requests_total', { method: 'GET', route: '/readyz', status: '503' })).toBe(1);
+      expect(samples(after, 'quiverdb_http_errors_total', { status: '503' })).toEqual([]);
     } finally {
       await dispose();
     }

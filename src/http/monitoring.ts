@@ -3,11 +3,11 @@
 // error kind for a failure). The handlers only translate: the figures come from src/monitoring.
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { isQuiverError } from '../errors.js';
 import { routeTemplateLabel, unmatchedRoute, type ServerMetrics } from '../monitoring/metrics.js';
 import type { RequestStatistics } from '../monitoring/request-statistics.js';
 import { buildTelemetry, type TelemetrySources } from '../monitoring/telemetry.js';
 import { success } from './envelope.js';
+import { toQuiverError } from './error-handler.js';
 import { routeSettings } from './route-config.js';
 
 export interface MonitoringParts {
@@ -37,12 +37,14 @@ export function registerMonitoring(app: FastifyInstance, parts: MonitoringParts)
   // The error's kind is known where it is thrown, the status only once the reply is sent.
   const errorKinds = new WeakMap<FastifyRequest, string>();
   app.addHook('onError', async (request, _reply, error) => {
-    errorKinds.set(request, isQuiverError(error) ? error.kind : 'internal');
+    // The kind the error handler will answer with (a framework error maps as it does there).
+    errorKinds.set(request, toQuiverError(error, 0).kind);
   });
   app.addHook('onResponse', async (request, reply) => {
     const route = routeTemplateLabel(request.is404 ? undefined : request.routeOptions.url);
     const status = reply.statusCode;
     const milliseconds = reply.elapsedTime;
+    // A 4xx/5xx sent without an error (`/readyz` saying 503) is an answer, not an error.
     const errorKind = errorKinds.get(request);
     parts.metrics.recordResponse({ method: request.method, route, status, seconds: milliseconds / 1000, ...(errorKind ? { errorKind } : {}) });
     if (route !== unmatchedRoute) parts.requests.record(request.method, route, status, milliseconds * 1000);

@@ -14,7 +14,7 @@ export interface ResponseRecord {
   route: string;
   status: number;
   seconds: number;
-  /** The error registry's kind (src/errors.ts) for a failure; absent on success. */
+  /** The error registry's kind (src/errors.ts) when the response is an error; absent otherwise. */
   errorKind?: string;
 }
 
@@ -134,7 +134,7 @@ export class ServerMetrics {
     const labels = { method: methodLabel(record.method), route: record.route, status: String(record.status) };
     this.requests.inc(labels);
     this.durations.observe(labels, record.seconds);
-    if (record.status >= 400) this.errors.inc({ kind: record.errorKind ?? 'unknown', status: String(record.status) });
+    if (record.errorKind !== undefined) this.errors.inc({ kind: record.errorKind, status: String(record.status) });
     if (record.status === 401) this.authFailures.inc({ reason: 'unauthorized' });
     else if (record.status === 403) this.authFailures.inc({ reason: 'forbidden' });
     else if (record.status === 429 && record.route.startsWith('/auth')) this.authFailures.inc({ reason: 'rate_limited' });
