@@ -62,7 +62,7 @@ describe('probes', () => {
     expect(readiness.body).toBe('some shards are not ready');
   });
 
-  it('probes — over real HTTP, HEAD and GET answer and the body is the bare text', async () => {
+  it('probes — over real HTTP and through the official client, HEAD and GET answer and the body is the bare text', async () => {
     const server = await startServer(await newDirectory());
     try {
       const response = await fetch(`${server.url}/readyz`);
@@ -70,6 +70,12 @@ describe('probes', () => {
       expect(await response.text()).toBe('all shards are ready');
       const head = await fetch(`${server.url}/livez`, { method: 'HEAD' });
       expect(head.status).toBe(200);
+      // The official client's probe calls.
+      expect((await server.client.api().healthz({})).status).toBe(200);
+      expect((await server.client.api().livez({})).status).toBe(200);
+      const ready = await server.client.api().readyz({});
+      expect(ready.status).toBe(200);
+      expect(ready.data).toBe('all shards are ready');
     } finally {
       await server.close();
     }
