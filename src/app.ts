@@ -15,12 +15,12 @@ import { typeboxValidatorCompiler } from './http/validation.js';
 import { createLogger } from './logging.js';
 // Monitoring (docs/api.md §12): probes, /metrics, /telemetry, progress logs.
 import { randomUUID } from 'node:crypto';
-import { describeCollectionConfig } from './engine/collection-config.js';
 import { IndexingWatch } from './engine/indexing-watch.js';
 import { registerMonitoring } from './http/monitoring.js';
 import { registerProbeRoutes } from './http/probes.js';
 import { ServerMetrics } from './monitoring/metrics.js';
 import { RequestStatistics } from './monitoring/request-statistics.js';
+import { telemetryCollections } from './monitoring/telemetry.js';
 import { approximateDatabaseBytes } from './storage/storage-size.js';
 import { packageVersion } from './version.js';
 
@@ -129,7 +129,7 @@ export function buildApp(config: Config, options: BuildOptions = {}): FastifyIns
       version: packageVersion,
       startup,
       authEnabled: config.auth.enabled,
-      collections: () => collections.all().map((collection) => ({ name: collection.name, config: describeCollectionConfig(collection.config) as Record<string, unknown>, statistics: collection.statistics() })),
+      collections: () => telemetryCollections(collections.all()),
       requests,
     },
   });

@@ -48,10 +48,15 @@ export class IndexingWatch {
       seen.add(collection.name);
       let done = 0;
       let total = 0;
-      for (const vector of collection.indexingProgress().vectors) {
-        if (!vector.graphInUse) continue;
-        done += vector.linked;
-        total += vector.total;
+      try {
+        for (const vector of collection.indexingProgress().vectors) {
+          if (!vector.graphInUse) continue;
+          done += vector.linked;
+          total += vector.total;
+        }
+      } catch {
+        // Caught closing an index (a vector name being removed): look again at the next poll.
+        continue;
       }
       const running = this.builds.get(collection.name);
       const active = running && running.collection === collection ? running : undefined;

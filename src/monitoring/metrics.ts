@@ -163,7 +163,14 @@ export class ServerMetrics {
 
   /** The text exposition (Prometheus text format 0.0.4). */
   async scrape(): Promise<string> {
-    this.snapshot = this.sources.collections().map((collection) => ({ name: collection.name, statistics: collection.statistics() }));
+    this.snapshot = [];
+    for (const collection of this.sources.collections()) {
+      try {
+        this.snapshot.push({ name: collection.name, statistics: collection.statistics() });
+      } catch {
+        // Caught closing an index (a vector name or the collection going away): left out of this scrape.
+      }
+    }
     return this.registry.metrics();
   }
 

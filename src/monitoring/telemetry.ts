@@ -3,7 +3,8 @@
 // statistics — at the requested details level, anonymized on request (anonymize.ts).
 import { existsSync } from 'node:fs';
 import { availableParallelism, endianness, release, totalmem, type as osType } from 'node:os';
-import type { CollectionStatistics } from '../engine/collection.js';
+import type { Collection, CollectionStatistics } from '../engine/collection.js';
+import { describeCollectionConfig } from '../engine/collection-config.js';
 import { anonymizeCount, anonymizeName, anonymizeTimestamp } from './anonymize.js';
 import type { RequestStatistics, ResponseStatistics } from './request-statistics.js';
 
@@ -30,6 +31,19 @@ export interface TelemetryRequest {
   /** 0: counts only; 1: + system and one aggregate per collection; 2 and above: + each collection's config and counts. */
   detailsLevel: number;
   anonymize: boolean;
+}
+
+/** What telemetry reads of each collection; one caught closing an index is left out of this read. */
+export function telemetryCollections(collections: readonly Collection[]): TelemetryCollection[] {
+  const described: TelemetryCollection[] = [];
+  for (const collection of collections) {
+    try {
+      described.push({ name: collection.name, config: describeCollectionConfig(collection.config) as Record<string, unknown>, statistics: collection.statistics() });
+    } catch {
+      // Closing an index (a vector name or the collection going away): the next read has it.
+    }
+  }
+  return described;
 }
 
 function systemTelemetry(): Record<string, unknown> {
