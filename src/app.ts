@@ -14,12 +14,24 @@ import { registerReadinessGuard } from './http/readiness.js';
 import { registerRoutes } from './http/routes.js';
 import { typeboxValidatorCompiler } from './http/validation.js';
 import { createLogger } from './logging.js';
+// Monitoring (docs/api.md §13): probes, /metrics, /telemetry, progress logs.
+import { randomUUID } from 'node:crypto';
+import { IndexingWatch } from './engine/indexing-watch.js';
+import { registerMonitoring } from './http/monitoring.js';
+import { registerProbeRoutes } from './http/probes.js';
+import { ServerMetrics } from './monitoring/metrics.js';
+import { RequestStatistics } from './monitoring/request-statistics.js';
+import { telemetryCollections } from './monitoring/telemetry.js';
+import { approximateDatabaseBytes } from './storage/storage-size.js';
+import { packageVersion } from './version.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
     engine: Engine;
     quiverConfig: Config;
     collections: CollectionRegistry;
+    /** The Prometheus metrics; other modules add families with registerExtraCollector(). */
+    metrics: ServerMetrics;
   }
 }
 
@@ -92,13 +104,39 @@ export function buildApp(config: Config, options: BuildOptions = {}): FastifyIns
   app.setValidatorCompiler(typeboxValidatorCompiler(logger));
   registerJsonBody(app);
   registerErrorHandling(app, bodyLimitBytes);
-  registerReadinessGuard(app, engine);
+  const isClosing = registerReadinessGuard(app, engine);
   installAuth(app, engine, config, logger, options.now);
 
   registerRoutes(app);
 
   // The web dashboard (docs/api.md §12): public static files from dist/dashboard.
   registerDashboardRoutes(app);
+  // ---- Monitoring (docs/api.md §13): probes, /metrics, /telemetry, graph-build progress logs.
+  const startup = new Date().toISOString();
+  const metrics = new ServerMetrics({
+    collections: () => collections.all(),
+    isReady: () => engine.isReady,
+    storageBytes: async () => (engine.isReady ? approximateDatabaseBytes(engine.database) : undefined),
+  });
+  app.decorate('metrics', metrics);
+  engine.addStep(new IndexingWatch({ collections: () => collections.all(), logger, intervalMs: config.log.progress_interval_seconds * 1000 }).lifecycleStep());
+  const requests = new RequestStatistics();
+  registerProbeRoutes(app, engine, isClosing);
+  registerMonitoring(app, {
+    metrics,
+    requests,
+    metricsPublic: config.service.metrics_public,
+    telemetry: {
+      id: randomUUID(),
+      name: 'quiverdb',
+      version: packageVersion,
+      startup,
+      authEnabled: config.auth.enabled,
+      collections: () => telemetryCollections(collections.all()),
+      requests,
+    },
+  });
+  // ---- end of monitoring.
 
   app.addHook('onClose', async () => {
     await engine.close();

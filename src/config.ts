@@ -23,6 +23,9 @@ const ServiceSection = Type.Object({
   keep_alive_timeout_seconds: Type.Number({ default: 5, exclusiveMinimum: 0, maximum: 600 }),
   /** Connections beyond this many open at once are closed on arrival. */
   max_connections: Type.Integer({ default: 1024, minimum: 1, maximum: 1_000_000 }),
+  // Monitoring (docs/api.md §13): `GET /metrics` needs the read permission when auth is on,
+  // unless this opens it to any scraper (the probes are always open).
+  metrics_public: Type.Boolean({ default: false }),
 });
 
 const StorageSection = Type.Object({
@@ -49,6 +52,8 @@ const LogSection = Type.Object({
     { default: 'info' },
   ),
   pretty: Type.Union([Type.Boolean(), Type.Null()], { default: null }),
+  /** Long work (recovery, graph builds) logs its progress at most this often, per collection. */
+  progress_interval_seconds: Type.Number({ default: 5, minimum: 0, maximum: 3600 }),
 });
 
 const LimitsSection = Type.Object({

@@ -45,6 +45,9 @@ export class Checkpointer {
   private saving = false;
   /** Per vector name, how many vectors the graph had linked when the last checkpoint was saved. */
   private readonly indexedCounts = new Map<string, number>();
+  /** The last checkpoint this process saved, for the metrics (docs/api.md §13); undefined before one. */
+  private lastSaved: { atMs: number; durationMs: number } | undefined;
+  private savedCount = 0;
 
   constructor(private readonly options: CheckpointerOptions) {}
 
@@ -62,6 +65,16 @@ export class Checkpointer {
 
   get isSaving(): boolean {
     return this.saving;
+  }
+
+  /** When the last checkpoint was saved (epoch ms) and how long it took; undefined before the first. */
+  get lastCheckpoint(): { atMs: number; durationMs: number } | undefined {
+    return this.lastSaved;
+  }
+
+  /** Checkpoints saved by this process. */
+  get checkpointsSaved(): number {
+    return this.savedCount;
   }
 
   /** Start-up: the state recovery found. `indexedCounts` only for indexes loaded from a checkpoint. */
@@ -158,7 +171,10 @@ export class Checkpointer {
       this.operationsSinceCheckpoint = 0;
       // Only after every index of the collection durably covers `covered` may the log shrink.
       await store.trimLog(covered);
-      logger.info({ collection: name, operation_id: covered, reason, elapsed_ms: Math.round(performance.now() - started) }, 'checkpoint saved');
+      const durationMs = performance.now() - started;
+      this.lastSaved = { atMs: Date.now(), durationMs };
+      this.savedCount += 1;
+      logger.info({ collection: name, operation_id: covered, reason, elapsed_ms: Math.round(durationMs) }, 'checkpoint saved');
       return true;
     });
   }

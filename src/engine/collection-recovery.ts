@@ -12,6 +12,7 @@ import { pointIdKey } from '../points/ids.js';
 import type { Payload } from '../points/selectors.js';
 import { decodeVectorRecordInto } from '../storage/point-records.js';
 import { checkpointPath, vectorIndexOptions, type Collection } from './collection.js';
+import { ProgressLog } from './progress-log.js';
 import { packVectors, sparseCheckpointPath } from './sparse-vectors.js';
 
 const reapplyChunk = 1024;
@@ -35,15 +36,18 @@ async function readPoints(collection: Collection): Promise<number> {
   return count;
 }
 
-/** Rebuilds one index from every stored vector of `vectorName`. */
-async function rebuildIndex(collection: Collection, vectorName: string): Promise<VectorIndex> {
+/** Rebuilds one index from every stored vector of `vectorName`; `progress` hears the vectors read so far. */
+async function rebuildIndex(collection: Collection, vectorName: string, progress?: (read: number) => void): Promise<VectorIndex> {
   const index = createVectorIndex(vectorIndexOptions(collection.config, vectorName));
   const dimension = index.dimension;
   let slots: number[] = [];
   let rows = new Float32Array(rebuildChunk * dimension);
+  let read = 0;
   const flush = async () => {
     if (slots.length === 0) return;
     await index.upsert(Uint32Array.from(slots), rows.subarray(0, slots.length * dimension));
+    read += slots.length;
+    progress?.(read);
     slots = [];
     rows = new Float32Array(rebuildChunk * dimension);
   };
@@ -168,8 +172,11 @@ async function recoverSparseIndex(
   return { index, covered: 0, report: { source: 'rebuilt', checkpointOperationId: 0, replayedSlots: 0, reason } };
 }
 
-/** Loads `collection` from its store and its checkpoint files. */
-export async function recoverCollection(collection: Collection, logger: Logger): Promise<RecoveryReport> {
+/**
+ * Loads `collection` from its store and its checkpoint files. A rebuild logs its progress at most
+ * every `progressIntervalMs` (progress-log.ts).
+ */
+export async function recoverCollection(collection: Collection, logger: Logger, progressIntervalMs = 5_000): Promise<RecoveryReport> {
   await mkdir(collection.directory, { recursive: true });
   const lastOperationId = await collection.store.lastOperationId();
   const points = await readPoints(collection);
@@ -192,7 +199,8 @@ export async function recoverCollection(collection: Collection, logger: Logger):
       } else {
         if (points > 0) logger.warn({ collection: collection.name, vector: vectorName, reason: loaded.reason }, 'no usable checkpoint: rebuilding the index from stored vectors');
         const started = performance.now();
-        indexes.set(vectorName, await rebuildIndex(collection, vectorName));
+        const progress = new ProgressLog({ logger, task: 'index rebuild', fields: { collection: collection.name, vector: vectorName }, intervalMs: progressIntervalMs });
+        indexes.set(vectorName, await rebuildIndex(collection, vectorName, (read) => progress.update(read, points)));
         if (points > 0) logger.info({ collection: collection.name, vector: vectorName, elapsed_ms: Math.round(performance.now() - started) }, 'index rebuilt');
         // A rebuilt index is in memory only: the whole log still matters until the next checkpoint.
         lowestCovered = 0;

@@ -129,7 +129,7 @@ export class CollectionRegistry {
     let collection: Collection | undefined;
     try {
       collection = this.newCollection(number, record.name, record.config);
-      const report = await recoverCollection(collection, this.options.logger);
+      const report = await recoverCollection(collection, this.options.logger, this.options.config.log.progress_interval_seconds * 1000);
       await collection.hooks.loaded();
       this.collections.set(record.name, collection);
       this.options.logger.info({ collection: record.name, ...report }, 'collection loaded');

@@ -61,6 +61,17 @@ export interface CollectionOptions {
   hooks?: CollectionHooksFactory;
 }
 
+/** Collection.statistics(): the figures of docs/api.md §13's metrics. */
+export interface CollectionStatistics {
+  points: number;
+  updateQueueLength: number;
+  /** Sparse vectors have no graph: all their live vectors count as indexed. */
+  vectors: { name: string; kind: 'dense' | 'sparse'; count: number; indexed: number; graphInUse: boolean; memoryBytes: number }[];
+  lastCheckpoint: { atMs: number; durationMs: number } | undefined;
+  checkpointsSaved: number;
+  kernelFault: boolean;
+}
+
 export interface NearestResult {
   /** Live points, best first, with their scores (wire convention, see vector-index.ts). */
   points: PointEntry[];
@@ -407,6 +418,31 @@ export class Collection {
       return { name, linked: stats.indexedCount, total: stats.count, graphInUse: graphInUse(this.currentConfig, name, stats.count) };
     });
     return { vectors, checkpointing: this.checkpointer.isSaving };
+  }
+
+  /**
+   * What monitoring reads (docs/api.md §13), computed when asked (a scrape), never on a request's
+   * path: per vector name its live and linked counts and kernel memory, the write queue, and the
+   * last checkpoint this process saved.
+   */
+  statistics(): CollectionStatistics {
+    const vectors: CollectionStatistics['vectors'] = [];
+    for (const [name, index] of this.indexes) {
+      const stats = index.stats();
+      vectors.push({ name, kind: 'dense', count: stats.count, indexed: stats.indexedCount, graphInUse: graphInUse(this.currentConfig, name, stats.count), memoryBytes: stats.memoryBytes });
+    }
+    for (const [name, index] of this.sparse.indexes) {
+      const stats = index.stats();
+      vectors.push({ name, kind: 'sparse', count: stats.count, indexed: stats.count, graphInUse: false, memoryBytes: stats.memoryBytes });
+    }
+    return {
+      points: this.table.size,
+      updateQueueLength: this.queue.length,
+      vectors,
+      lastCheckpoint: this.checkpointer.lastCheckpoint,
+      checkpointsSaved: this.checkpointer.checkpointsSaved,
+      kernelFault: this.checkpointer.kernelFault !== undefined,
+    };
   }
 
   // ---- writes (write-path.ts) ----------------------------------------------------------------

@@ -84,16 +84,10 @@ export const notImplementedRoutes: readonly NotImplementedRoute[] = [
   { method: 'DELETE', url: '/cluster/peer/:peer_id', feature: 'Distributed mode', permission: 'admin', reason: 'later' },
 
   // Service routes.
-  { method: 'GET', url: '/telemetry', feature: 'Telemetry', permission: 'admin', reason: 'later' },
-  { method: 'GET', url: '/metrics', feature: 'Metrics', permission: 'admin', reason: 'later' },
   { method: 'GET', url: '/issues', feature: 'Issues report', permission: 'admin', reason: 'later' },
   { method: 'DELETE', url: '/issues', feature: 'Issues report', permission: 'admin', reason: 'later' },
   { method: 'GET', url: '/quotas', feature: 'Quotas', permission: 'admin', reason: 'later' },
   { method: 'PUT', url: '/quotas', feature: 'Quotas', permission: 'admin', reason: 'later' },
-  // Kubernetes probes: public and answering while loading, like `GET /`, the health check.
-  { method: 'GET', url: '/healthz', feature: 'Kubernetes health probe', permission: 'public', reason: 'later', beforeReady: true },
-  { method: 'GET', url: '/livez', feature: 'Kubernetes health probe', permission: 'public', reason: 'later', beforeReady: true },
-  { method: 'GET', url: '/readyz', feature: 'Kubernetes health probe', permission: 'public', reason: 'later', beforeReady: true },
 ];
 
 export function registerNotImplementedRoutes(app: FastifyInstance): void {

@@ -8,6 +8,8 @@ export interface RouteSettings {
   permission: Permission;
   /** Answers even while the engine is initializing (health check, admin-exists). */
   beforeReady?: boolean;
+  /** A Kubernetes probe (docs/api.md §13.1): answers for itself while the server closes too. */
+  probe?: boolean;
   /** The auth-management group answers errors as `{status: "error", message}` (docs/api.md §1.1). */
   envelope?: 'standard' | 'auth';
 }
