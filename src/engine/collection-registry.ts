@@ -3,12 +3,14 @@
 // deletion a crash interrupted), runs the background checkpoint timer, and checkpoints at close.
 // It builds every collection with the hooks it was given (collection-hooks.ts), and tells them
 // once the collection's points are in memory.
+import { randomUUID } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { errors } from '../errors.js';
 import type { Database } from '../storage/database.js';
+import { databaseIdOf } from '../storage/store-identity.js';
 import { decodeJsonRecord, encodeJsonRecord } from '../storage/codec.js';
 import { collectionDataRange, collectionNumberFromRecordKey, collectionRecordKey, collectionRecordRange, registryCounterKey } from '../storage/keys.js';
 import {
@@ -34,6 +36,12 @@ interface CollectionRecord {
   name: string;
   state: 'active' | 'deleting';
   config: CollectionConfig;
+  /**
+   * Random, chosen at create: with the database id it binds this collection's checkpoints, so
+   * a later collection given the same number never loads them (docs/durability.md). Records
+   * written before it existed get one at their first load.
+   */
+  incarnation?: string;
 }
 
 export interface RegistryOptions {
@@ -60,6 +68,10 @@ export class CollectionRegistry {
   private readonly changes = new WriteQueue();
   private checkpointTimer: NodeJS.Timeout | undefined;
   private nextNumber = 1;
+  /** The store's id (store-identity.ts), part of every checkpoint binding. */
+  private databaseId = '';
+  /** Per collection number, its incarnation id. */
+  private readonly incarnations = new Map<number, string>();
 
   constructor(private readonly options: RegistryOptions) {}
 
@@ -88,6 +100,7 @@ export class CollectionRegistry {
       config,
       database: this.store,
       directory: this.collectionDirectory(collectionNumber),
+      checkpointBinding: `${this.databaseId}/${this.incarnations.get(collectionNumber) ?? ''}`,
       settings: {
         fsync: this.options.config.storage.fsync,
         checkpointOperations: this.options.config.storage.checkpoint_operations,
@@ -101,6 +114,7 @@ export class CollectionRegistry {
 
   private async open(database: Database): Promise<void> {
     this.database = database;
+    this.databaseId = await databaseIdOf(database);
     const counter = await database.get(registryCounterKey);
     if (counter !== undefined) this.nextNumber = decodeJsonRecord(counter, [counterFormat], 'collection counter').value as number;
     const records: { number: number; record: CollectionRecord }[] = [];
@@ -128,6 +142,12 @@ export class CollectionRegistry {
   private async load(number: number, record: CollectionRecord): Promise<void> {
     let collection: Collection | undefined;
     try {
+      if (record.incarnation === undefined) {
+        // A record from before incarnations: its checkpoints are unbound and get rebuilt once.
+        record = { ...record, incarnation: randomUUID() };
+        await this.store.put(collectionRecordKey(number), encodeJsonRecord(collectionRecordFormat, record), { sync: true });
+      }
+      this.incarnations.set(number, record.incarnation!);
       collection = this.newCollection(number, record.name, record.config);
       const report = await recoverCollection(collection, this.options.logger);
       await collection.hooks.loaded();
@@ -230,13 +250,15 @@ export class CollectionRegistry {
       if (existing?.isMarkedForDeletion) throw errors.collectionMarkedForDeletion(name);
       if (existing || this.unloadable.has(name)) throw errors.collectionExists(name);
       const number = this.nextNumber;
+      const incarnation = randomUUID();
+      this.incarnations.set(number, incarnation);
       const collection = this.newCollection(number, name, checked);
       await collection.initializeEmpty();
       try {
         await this.store.batch(
           [
             { type: 'put', key: registryCounterKey, value: encodeJsonRecord(counterFormat, number + 1) },
-            { type: 'put', key: collectionRecordKey(number), value: encodeJsonRecord(collectionRecordFormat, { name, state: 'active', config: checked } satisfies CollectionRecord) },
+            { type: 'put', key: collectionRecordKey(number), value: encodeJsonRecord(collectionRecordFormat, { name, state: 'active', config: checked, incarnation } satisfies CollectionRecord) },
           ],
           { sync: this.options.config.storage.fsync },
         );
@@ -264,7 +286,7 @@ export class CollectionRegistry {
       } catch (error) {
         throw configProblemToError(error);
       }
-      await this.store.put(collectionRecordKey(collection.number), encodeJsonRecord(collectionRecordFormat, { name, state: 'active', config: next } satisfies CollectionRecord), {
+      await this.store.put(collectionRecordKey(collection.number), encodeJsonRecord(collectionRecordFormat, { name, state: 'active', config: next, incarnation: this.incarnations.get(collection.number) } satisfies CollectionRecord), {
         sync: this.options.config.storage.fsync,
       });
       collection.setConfig(next);
@@ -300,7 +322,7 @@ export class CollectionRegistry {
   }
 
   private async persistConfig(collection: Collection, config: CollectionConfig): Promise<void> {
-    await this.store.put(collectionRecordKey(collection.number), encodeJsonRecord(collectionRecordFormat, { name: collection.name, state: 'active', config } satisfies CollectionRecord), {
+    await this.store.put(collectionRecordKey(collection.number), encodeJsonRecord(collectionRecordFormat, { name: collection.name, state: 'active', config, incarnation: this.incarnations.get(collection.number) } satisfies CollectionRecord), {
       sync: this.options.config.storage.fsync,
     });
   }
@@ -320,7 +342,7 @@ export class CollectionRegistry {
       collection.markForDeletion();
       await this.store.put(
         collectionRecordKey(collection.number),
-        encodeJsonRecord(collectionRecordFormat, { name, state: 'deleting', config: collection.config } satisfies CollectionRecord),
+        encodeJsonRecord(collectionRecordFormat, { name, state: 'deleting', config: collection.config, incarnation: this.incarnations.get(collection.number) } satisfies CollectionRecord),
         { sync: this.options.config.storage.fsync },
       );
       await collection.close({ checkpoint: false });

@@ -3,6 +3,7 @@
 import { join } from 'node:path';
 import { ClassicLevel } from 'classic-level';
 import { preparePrivateDirectory } from './private-directory.js';
+import { checkStoreBeforeOpen, ensureDatabaseId } from './store-identity.js';
 
 export type Database = ClassicLevel<Buffer, Buffer>;
 
@@ -14,10 +15,18 @@ export interface DatabaseOptions {
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   // Created 0700 when missing: it holds the auth records (src/storage/private-directory.ts).
   await preparePrivateDirectory(options.directory);
+  // Refuses a store LevelDB would silently re-create empty beside existing data (store-identity.ts).
+  await checkStoreBeforeOpen(options.directory);
   const database = new ClassicLevel<Buffer, Buffer>(join(options.directory, 'db'), {
     keyEncoding: 'buffer',
     valueEncoding: 'buffer',
   });
   await database.open();
+  try {
+    await ensureDatabaseId(database, options.directory);
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
   return database;
 }
