@@ -11,6 +11,7 @@ import type { Config } from '../config.js';
 import { errors } from '../errors.js';
 import type { Database } from '../storage/database.js';
 import { databaseIdOf } from '../storage/store-identity.js';
+import { removeLeftoverTemporaryFiles } from '../storage/leftover-files.js';
 import { decodeJsonRecord, encodeJsonRecord } from '../storage/codec.js';
 import { collectionDataRange, collectionNumberFromRecordKey, collectionRecordKey, collectionRecordRange, registryCounterKey } from '../storage/keys.js';
 import {
@@ -115,6 +116,9 @@ export class CollectionRegistry {
   private async open(database: Database): Promise<void> {
     this.database = database;
     this.databaseId = await databaseIdOf(database);
+    // The store's lock is held now: no other server can be writing these.
+    const leftovers = await removeLeftoverTemporaryFiles(this.options.config.storage.path);
+    if (leftovers.files > 0) this.options.logger.info(leftovers, 'removed temporary files left by an interrupted run');
     const counter = await database.get(registryCounterKey);
     if (counter !== undefined) this.nextNumber = decodeJsonRecord(counter, [counterFormat], 'collection counter').value as number;
     const records: { number: number; record: CollectionRecord }[] = [];
