@@ -75,7 +75,7 @@ export function buildApp(config: Config, options: BuildOptions = {}): FastifyIns
   // Connections beyond the cap are closed by Node as they arrive, before any byte is read.
   app.server.maxConnections = config.service.max_connections;
 
-  const engine = new Engine({ dataDirectory: config.storage.path, logger });
+  const engine = new Engine({ dataDirectory: config.storage.path, freeSpaceReserveBytes: config.storage.free_space_reserve_bytes, logger });
   app.decorate('engine', engine);
   app.decorate('quiverConfig', config);
   // The filter module reaches each collection only through these hooks (payload indexes, filters).

@@ -12,6 +12,7 @@ import { errors } from '../errors.js';
 import type { Database } from '../storage/database.js';
 import { databaseIdOf } from '../storage/store-identity.js';
 import { removeLeftoverTemporaryFiles } from '../storage/leftover-files.js';
+import { guardedWrite } from '../storage/storage-health.js';
 import { decodeJsonRecord, encodeJsonRecord } from '../storage/codec.js';
 import { collectionDataRange, collectionNumberFromRecordKey, collectionRecordKey, collectionRecordRange, registryCounterKey } from '../storage/keys.js';
 import {
@@ -85,6 +86,11 @@ export class CollectionRegistry {
     };
   }
 
+  /** A store write under the free-space and reopen-after-I/O-error checks (storage-health.ts). */
+  private guarded<T>(write: () => Promise<T>): Promise<T> {
+    return guardedWrite(this.store, write);
+  }
+
   private get store(): Database {
     if (!this.database) throw errors.engineNotInitialized();
     return this.database;
@@ -149,7 +155,7 @@ export class CollectionRegistry {
       if (record.incarnation === undefined) {
         // A record from before incarnations: its checkpoints are unbound and get rebuilt once.
         record = { ...record, incarnation: randomUUID() };
-        await this.store.put(collectionRecordKey(number), encodeJsonRecord(collectionRecordFormat, record), { sync: true });
+        await this.guarded(() => this.store.put(collectionRecordKey(number), encodeJsonRecord(collectionRecordFormat, record), { sync: true }));
       }
       this.incarnations.set(number, record.incarnation!);
       collection = this.newCollection(number, record.name, record.config);
@@ -259,13 +265,13 @@ export class CollectionRegistry {
       const collection = this.newCollection(number, name, checked);
       await collection.initializeEmpty();
       try {
-        await this.store.batch(
+        await this.guarded(() => this.store.batch(
           [
             { type: 'put', key: registryCounterKey, value: encodeJsonRecord(counterFormat, number + 1) },
             { type: 'put', key: collectionRecordKey(number), value: encodeJsonRecord(collectionRecordFormat, { name, state: 'active', config: checked, incarnation } satisfies CollectionRecord) },
           ],
           { sync: this.options.config.storage.fsync },
-        );
+        ));
       } catch (error) {
         await collection.close({ checkpoint: false });
         throw errors.internal('Collection operation', error);
@@ -290,9 +296,9 @@ export class CollectionRegistry {
       } catch (error) {
         throw configProblemToError(error);
       }
-      await this.store.put(collectionRecordKey(collection.number), encodeJsonRecord(collectionRecordFormat, { name, state: 'active', config: next, incarnation: this.incarnations.get(collection.number) } satisfies CollectionRecord), {
+      await this.guarded(() => this.store.put(collectionRecordKey(collection.number), encodeJsonRecord(collectionRecordFormat, { name, state: 'active', config: next, incarnation: this.incarnations.get(collection.number) } satisfies CollectionRecord), {
         sync: this.options.config.storage.fsync,
-      });
+      }));
       collection.setConfig(next);
     });
   }
@@ -326,9 +332,9 @@ export class CollectionRegistry {
   }
 
   private async persistConfig(collection: Collection, config: CollectionConfig): Promise<void> {
-    await this.store.put(collectionRecordKey(collection.number), encodeJsonRecord(collectionRecordFormat, { name: collection.name, state: 'active', config, incarnation: this.incarnations.get(collection.number) } satisfies CollectionRecord), {
+    await this.guarded(() => this.store.put(collectionRecordKey(collection.number), encodeJsonRecord(collectionRecordFormat, { name: collection.name, state: 'active', config, incarnation: this.incarnations.get(collection.number) } satisfies CollectionRecord), {
       sync: this.options.config.storage.fsync,
-    });
+    }));
   }
 
   /** True when it existed. Marks it (412 from then on), removes its data and files, drops it. */
@@ -344,11 +350,11 @@ export class CollectionRegistry {
       if (!collection) return false;
       if (collection.isMarkedForDeletion) throw errors.collectionMarkedForDeletion(name);
       collection.markForDeletion();
-      await this.store.put(
+      await this.guarded(() => this.store.put(
         collectionRecordKey(collection.number),
         encodeJsonRecord(collectionRecordFormat, { name, state: 'deleting', config: collection.config, incarnation: this.incarnations.get(collection.number) } satisfies CollectionRecord),
         { sync: this.options.config.storage.fsync },
-      );
+      ));
       await collection.close({ checkpoint: false });
       await this.removeCollectionData(collection.number);
       this.collections.delete(name);
@@ -358,8 +364,8 @@ export class CollectionRegistry {
 
   /** Keys, then files, then the record: a crash before the last step repeats the removal. */
   private async removeCollectionData(collectionNumber: number): Promise<void> {
-    await this.store.clear(collectionDataRange(collectionNumber));
+    await this.guarded(() => this.store.clear(collectionDataRange(collectionNumber)));
     await rm(this.collectionDirectory(collectionNumber), { recursive: true, force: true });
-    await this.store.del(collectionRecordKey(collectionNumber), { sync: this.options.config.storage.fsync });
+    await this.guarded(() => this.store.del(collectionRecordKey(collectionNumber), { sync: this.options.config.storage.fsync }));
   }
 }

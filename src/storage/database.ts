@@ -3,6 +3,8 @@
 import { join } from 'node:path';
 import { ClassicLevel } from 'classic-level';
 import { preparePrivateDirectory } from './private-directory.js';
+import type { Logger } from 'pino';
+import { trackStorageHealth } from './storage-health.js';
 import { checkStoreBeforeOpen, ensureDatabaseId } from './store-identity.js';
 
 export type Database = ClassicLevel<Buffer, Buffer>;
@@ -10,6 +12,9 @@ export type Database = ClassicLevel<Buffer, Buffer>;
 export interface DatabaseOptions {
   /** Data directory; the LSM store lives in its `db` folder. */
   directory: string;
+  /** storage.free_space_reserve_bytes (storage-health.ts); 0 or absent disables the check. */
+  freeSpaceReserveBytes?: number;
+  logger?: Logger;
 }
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
@@ -28,5 +33,6 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     await database.close();
     throw error;
   }
+  trackStorageHealth(database, { directory: options.directory, freeSpaceReserveBytes: options.freeSpaceReserveBytes ?? 0, logger: options.logger });
   return database;
 }
