@@ -4,7 +4,9 @@ import { join } from 'node:path';
 import { ClassicLevel } from 'classic-level';
 import { preparePrivateDirectory } from './private-directory.js';
 import type { Logger } from 'pino';
+import { findTornLogTail } from './leveldb-log.js';
 import { trackStorageHealth } from './storage-health.js';
+import { lostOperations } from './torn-log-report.js';
 import { checkStoreBeforeOpen, ensureDatabaseId } from './store-identity.js';
 
 export type Database = ClassicLevel<Buffer, Buffer>;
@@ -22,6 +24,8 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   await preparePrivateDirectory(options.directory);
   // Refuses a store LevelDB would silently re-create empty beside existing data (store-identity.ts).
   await checkStoreBeforeOpen(options.directory);
+  // Read before LevelDB opens: its recovery drops a torn last record without a word (leveldb-log.ts).
+  const tornTail = await findTornLogTail(join(options.directory, 'db'));
   const database = new ClassicLevel<Buffer, Buffer>(join(options.directory, 'db'), {
     keyEncoding: 'buffer',
     valueEncoding: 'buffer',
@@ -33,6 +37,16 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     await database.close();
     throw error;
   }
-  trackStorageHealth(database, { directory: options.directory, freeSpaceReserveBytes: options.freeSpaceReserveBytes ?? 0, logger: options.logger });
+  const health = trackStorageHealth(database, { directory: options.directory, freeSpaceReserveBytes: options.freeSpaceReserveBytes ?? 0, logger: options.logger });
+  if (tornTail) {
+    const lost = await lostOperations(database, tornTail);
+    health.recordTornLog(lost, tornTail.lostBytes);
+    options.logger?.error(
+      { file: tornTail.file, problem: tornTail.problem, lost_bytes: tornTail.lostBytes, lost_operations: lost },
+      `the store's log ended in a torn record (${tornTail.problem}): the write it held is lost — ` +
+        `${lost.map((entry) => `collection number ${entry.collection} operation ${entry.operationIds.join(', ')}`).join('; ') || 'no collection write identified'}; ` +
+        'it was acknowledged unless the server stopped while writing it (docs/durability.md)',
+    );
+  }
   return database;
 }
