@@ -163,6 +163,9 @@ export function publicCause(cause: unknown): string {
   if (code === 'ENOSPC' || /no space left on device/i.test(message)) return 'insufficient storage: no space left on the data volume';
   if (code === 'EROFS' || /read-only file system/i.test(message)) return 'the storage is read-only: writes are refused, reads go on';
   if (/^Corruption:/i.test(message) || code === 'LEVEL_CORRUPTION') return 'the store is damaged (corruption); see the server log';
+  const syscall = (cause as { syscall?: unknown } | null)?.syscall;
+  // A file system call's own error (Node's fs): its class and call, its path only in the log.
+  if (typeof code === 'string' && typeof syscall === 'string') return `storage error (${code} in ${syscall})`;
   if (/^IO error:/i.test(message) || code === 'LEVEL_IO_ERROR') return `storage I/O error: ${withoutPaths(message.replace(/^IO error:\s*/i, ''))}`;
   return withoutPaths(message);
 }

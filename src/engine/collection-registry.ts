@@ -263,7 +263,8 @@ export class CollectionRegistry {
       const incarnation = randomUUID();
       this.incarnations.set(number, incarnation);
       const collection = this.newCollection(number, name, checked);
-      await collection.initializeEmpty();
+      // Under the storage checks too: its directory is the first thing a create writes.
+      await this.guarded(() => collection.initializeEmpty());
       try {
         await this.guarded(() => this.store.batch(
           [

@@ -138,3 +138,50 @@ export async function mountTmpfs(label: string, sizeBytes: number): Promise<Tmpf
     },
   };
 }
+
+/**
+ * A real ext4 file system in a loop-mounted image at a new directory (root only), for faults
+ * tmpfs cannot show: `abort()` makes it read-only at once even with files open for writing (ext4's
+ * `abort` mount option, as after a disk error with errors=remount-ro), which `remount,ro` refuses.
+ */
+export async function mountExt4(label: string, sizeBytes: number): Promise<Tmpfs & { abort(): void }> {
+  const directory = await newDirectory(label);
+  const image = `${directory}.img`;
+  execFileSync('truncate', ['-s', String(sizeBytes), image]);
+  execFileSync('mkfs.ext4', ['-q', '-F', image], { stdio: 'pipe' });
+  execFileSync('mount', ['-o', 'loop,errors=remount-ro', image, directory]);
+  execFileSync('chmod', ['700', directory]);
+  return {
+    directory,
+    remount(options) {
+      execFileSync('mount', ['-o', `remount,${options}`, directory]);
+    },
+    abort() {
+      execFileSync('mount', ['-o', 'remount,abort', directory]);
+    },
+    async unmount() {
+      try {
+        execFileSync('umount', ['-l', directory]);
+      } finally {
+        await removeDirectory(directory);
+        await rm(image, { force: true });
+      }
+    },
+  };
+}
+
+/** Why loop-mounted ext4 tests cannot run here (beyond `skipReason`), or undefined. */
+export function ext4SkipReason(): string | undefined {
+  const base = skipReason();
+  if (base !== undefined) return base;
+  let reason: string | undefined;
+  try {
+    execFileSync('sh', ['-c', 'command -v mkfs.ext4 && command -v losetup && test -e /dev/loop-control'], { stdio: 'pipe' });
+  } catch {
+    reason = 'mkfs.ext4, losetup or /dev/loop-control is missing';
+  }
+  if (reason === undefined) return undefined;
+  if (faultTestsRequired) throw new Error(`QUIVER_REQUIRE_FAULT_TESTS=1 but the ext4 fault tests cannot run: ${reason}`);
+  process.stdout.write(`ext4 fault tests skipped: ${reason}\n`);
+  return reason;
+}
