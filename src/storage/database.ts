@@ -5,6 +5,7 @@ import { ClassicLevel } from 'classic-level';
 import { preparePrivateDirectory } from './private-directory.js';
 import type { Logger } from 'pino';
 import { findTornLogTail } from './leveldb-log.js';
+import { checkStoreTables } from './leveldb-table-check.js';
 import { trackStorageHealth } from './storage-health.js';
 import { lostOperations } from './torn-log-report.js';
 import { checkStoreBeforeOpen, ensureDatabaseId } from './store-identity.js';
@@ -26,6 +27,9 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   await checkStoreBeforeOpen(options.directory);
   // Read before LevelDB opens: its recovery drops a torn last record without a word (leveldb-log.ts).
   const tornTail = await findTornLogTail(join(options.directory, 'db'));
+  // And every table block against its checksum, which classic-level's reads never verify.
+  const tables = await checkStoreTables(join(options.directory, 'db'));
+  if (tables.files > 0) options.logger?.info({ files: tables.files, bytes: tables.bytes }, "the store's table files pass their checksums");
   const database = new ClassicLevel<Buffer, Buffer>(join(options.directory, 'db'), {
     keyEncoding: 'buffer',
     valueEncoding: 'buffer',

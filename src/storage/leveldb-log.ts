@@ -13,32 +13,12 @@
 //   [| varint value length | value].
 import { open, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { crc32c, masked } from './crc32c.js';
 
 const blockSize = 32 * 1024;
 const headerSize = 7;
 /** Only the current log's tail matters; a bigger file is read in its last part only. */
 const maximumReadBytes = 64 * 1024 * 1024;
-
-const crcTable = (() => {
-  const table = new Uint32Array(256);
-  for (let index = 0; index < 256; index += 1) {
-    let value = index;
-    for (let bit = 0; bit < 8; bit += 1) value = value & 1 ? (value >>> 1) ^ 0x82f63b78 : value >>> 1;
-    table[index] = value >>> 0;
-  }
-  return table;
-})();
-
-function crc32c(bytes: Uint8Array): number {
-  let crc = 0xffffffff;
-  for (const byte of bytes) crc = crcTable[(crc ^ byte) & 0xff]! ^ (crc >>> 8);
-  return (crc ^ 0xffffffff) >>> 0;
-}
-
-/** LevelDB stores CRCs masked (so a CRC of data holding CRCs stays well distributed). */
-function masked(crc: number): number {
-  return (((crc >>> 15) | (crc << 17)) + 0xa282ead8) >>> 0;
-}
 
 /** The keys a (possibly cut) write batch still shows. */
 export function batchKeys(batch: Uint8Array): Buffer[] {
