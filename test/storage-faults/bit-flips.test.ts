@@ -47,7 +47,7 @@ function nearest(query: number[], count: number, limit: number): number[] {
     .slice(0, limit);
 }
 
-describe('storage faults — bit flips', () => {
+describe('storage faults — bit flips', { timeout: 90_000 }, () => {
   it('bit flip — a flipped byte in a store table file refuses the start, naming the file; the intact store starts', async () => {
     const data = await directory('table');
     await filled(data, 400);
@@ -76,7 +76,7 @@ describe('storage faults — bit flips', () => {
     } finally {
       await server.kill('SIGTERM');
     }
-  }, 60_000);
+  });
 
   it('bit flip — a flipped checkpoint is refused by its checksum and the index rebuilt from the store answers as the reference does', async () => {
     const data = await directory('checkpoint');
@@ -98,7 +98,7 @@ describe('storage faults — bit flips', () => {
     } finally {
       await server.kill('SIGTERM');
     }
-  }, 60_000);
+  });
 
   it('bit flip — a flipped record in the middle of the store log is reported as lost at error level, never dropped in silence', async () => {
     const data = await directory('log');
@@ -120,5 +120,5 @@ describe('storage faults — bit flips', () => {
     } finally {
       await server.kill('SIGTERM');
     }
-  }, 60_000);
+  });
 });

@@ -48,7 +48,7 @@ function points(from: number, count: number, dimension: number): { id: number; v
 
 const errorOf = (body: { status?: unknown }) => (body.status as { error: string }).error;
 
-describe.skipIf(skipped !== undefined)('storage faults — disk full (tmpfs)', () => {
+describe.skipIf(skipped !== undefined)('storage faults — disk full (tmpfs)', { timeout: 90_000 }, () => {
   it('disk full — below the reserve, upserts and collection creation are refused early with a 500 naming the operation; reads serve; freeing space resumes writes', async () => {
     const volume = await mountTmpfs('reserve', 24 * mebibyte);
     const server = await startReady(volume.directory, { QUIVER__STORAGE__FREE_SPACE_RESERVE_BYTES: String(4 * mebibyte) });
@@ -80,7 +80,7 @@ describe.skipIf(skipped !== undefined)('storage faults — disk full (tmpfs)', (
       await server.kill('SIGKILL');
       await volume.unmount();
     }
-  }, 60_000);
+  });
 
   it('disk full — with the reserve off, the store I/O error is a 500 without a path; once space is freed writes heal without a restart and nothing acknowledged is lost', async () => {
     const volume = await mountTmpfs('sticky', 32 * mebibyte);
@@ -138,5 +138,5 @@ describe.skipIf(skipped !== undefined)('storage faults — disk full (tmpfs)', (
       await server.kill('SIGKILL');
       await volume.unmount();
     }
-  }, 60_000);
+  });
 });

@@ -21,7 +21,7 @@ const adminEnvironment = {
   QUIVER__AUTH__ADMIN_PASSWORD: 'a long enough password for the test',
 };
 
-describe('storage faults — files beside the store', () => {
+describe('storage faults — files beside the store', { timeout: 90_000 }, () => {
   it('leftover temporary files — checkpoint and secret temporaries of a killed run are removed at start, with a count and size', async () => {
     const data = await directory('leftover');
     let server = await startReady(data);

@@ -7,7 +7,7 @@ import { call, ext4SkipReason, mountExt4, startReady } from './fault-support.js'
 const skipped = ext4SkipReason();
 const errorOf = (body: { status?: unknown }) => (body.status as { error: string }).error;
 
-describe.skipIf(skipped !== undefined)('storage faults — read-only file system (ext4)', () => {
+describe.skipIf(skipped !== undefined)('storage faults — read-only file system (ext4)', { timeout: 90_000 }, () => {
   it('read-only — reads keep serving, every write is a 500 saying the storage is read-only, without a path', async () => {
     const volume = await mountExt4('readonly', 64 * 1024 * 1024);
     const server = await startReady(volume.directory, { QUIVER__STORAGE__FREE_SPACE_RESERVE_BYTES: String(1024 * 1024) });
@@ -37,5 +37,5 @@ describe.skipIf(skipped !== undefined)('storage faults — read-only file system
       await server.kill('SIGKILL');
       await volume.unmount();
     }
-  }, 60_000);
+  });
 });

@@ -31,7 +31,7 @@ async function vectorsOf(url: string, collection: string): Promise<Map<number, n
   return new Map(found.map((point) => [point.id, point.vector]));
 }
 
-describe('storage faults — the store and its directory', () => {
+describe('storage faults — the store and its directory', { timeout: 90_000 }, () => {
   it('missing CURRENT — the start is refused with the problem and the recovery steps, and nothing is changed', async () => {
     const data = await directory('current');
     const server = await startReady(data);
@@ -113,5 +113,5 @@ describe('storage faults — the store and its directory', () => {
     } finally {
       await server.kill('SIGTERM');
     }
-  }, 60_000);
+  });
 });

@@ -16,7 +16,7 @@ async function newestLog(data: string): Promise<string> {
   return join(data, 'db', logs[0]!);
 }
 
-describe('storage faults — torn log tail', () => {
+describe('storage faults — torn log tail', { timeout: 90_000 }, () => {
   it('torn log — the last acknowledged write cut short in the log is reported at error level with its operation id and in GET /', async () => {
     const data = await newDirectory('torn');
     directories.push(data);
@@ -48,7 +48,7 @@ describe('storage faults — torn log tail', () => {
     } finally {
       await server.kill('SIGTERM');
     }
-  }, 60_000);
+  });
 
   it('torn log — an intact log after a kill reports nothing', async () => {
     const data = await newDirectory('intact');
