@@ -140,7 +140,9 @@ export class StorageHealth {
   /** Runs one store write under the checks above. */
   async write<T>(write: () => Promise<T>): Promise<T> {
     await this.assertSpace();
-    if (this.needsReopen || this.database.status !== 'open') await this.reopen();
+    // Only after an I/O error (a failed reopen leaves it set): a store closed on purpose, as at
+    // shutdown, is never opened again from here.
+    if (this.needsReopen) await this.reopen();
     try {
       return await write();
     } catch (error) {
