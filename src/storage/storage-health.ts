@@ -10,6 +10,7 @@ import { rm, statfs, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ClassicLevel } from 'classic-level';
 import type { Logger } from 'pino';
+import { publicCause } from '../errors.js';
 
 // Not database.ts's alias: that module imports this one.
 type Database = ClassicLevel<Buffer, Buffer>;
@@ -149,7 +150,8 @@ export class StorageHealth {
       if (isStorageFailure(error)) {
         this.counters.writeIoErrors += 1;
         this.needsReopen = true;
-        this.lastError = error instanceof Error ? error.message : String(error);
+        // GET / is public: the class of the cause, never the path (the log has the whole error).
+        this.lastError = publicCause(error);
         this.options.logger?.error({ err: error }, 'a store write failed with an I/O error: the store is reopened before the next write');
       }
       throw error;
