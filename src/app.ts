@@ -20,6 +20,7 @@ import { IndexingWatch } from './engine/indexing-watch.js';
 import { registerMonitoring } from './http/monitoring.js';
 import { registerProbeRoutes } from './http/probes.js';
 import { ServerMetrics } from './monitoring/metrics.js';
+import { registerStorageMetrics } from './monitoring/storage-metrics.js';
 import { RequestStatistics } from './monitoring/request-statistics.js';
 import { telemetryCollections } from './monitoring/telemetry.js';
 import { approximateDatabaseBytes } from './storage/storage-size.js';
@@ -88,7 +89,7 @@ export function buildApp(config: Config, options: BuildOptions = {}): FastifyIns
   // Connections beyond the cap are closed by Node as they arrive, before any byte is read.
   app.server.maxConnections = config.service.max_connections;
 
-  const engine = new Engine({ dataDirectory: config.storage.path, logger });
+  const engine = new Engine({ dataDirectory: config.storage.path, freeSpaceReserveBytes: config.storage.free_space_reserve_bytes, logger });
   app.decorate('engine', engine);
   app.decorate('quiverConfig', config);
   // The filter module reaches each collection only through these hooks (payload indexes, filters).
@@ -119,6 +120,7 @@ export function buildApp(config: Config, options: BuildOptions = {}): FastifyIns
     storageBytes: async () => (engine.isReady ? approximateDatabaseBytes(engine.database) : undefined),
   });
   app.decorate('metrics', metrics);
+  registerStorageMetrics(metrics, () => engine.storageStatus());
   engine.addStep(new IndexingWatch({ collections: () => collections.all(), logger, intervalMs: config.log.progress_interval_seconds * 1000 }).lifecycleStep());
   const requests = new RequestStatistics();
   registerProbeRoutes(app, engine, isClosing);

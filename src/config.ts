@@ -35,6 +35,9 @@ const StorageSection = Type.Object({
   // A kernel checkpoint is taken after this many operations or this many seconds, whichever first.
   checkpoint_operations: Type.Integer({ default: 10_000, minimum: 1 }),
   checkpoint_interval_seconds: Type.Number({ default: 60, exclusiveMinimum: 0 }),
+  // faults (issue 14): writes are refused early (500, "... failed: insufficient storage") while
+  // free space on storage.path is below this; 0 disables the check (docs/durability.md).
+  free_space_reserve_bytes: Type.Integer({ default: 64 * 1024 * 1024, minimum: 0 }),
 });
 
 const AuthSection = Type.Object({

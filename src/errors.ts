@@ -138,10 +138,36 @@ export const errors = {
       retryAfterSeconds,
     ),
 
-  internal: (operation: FailedOperation, cause: unknown) =>
-    new QuiverError('internal', `${operation} failed: ${cause instanceof Error ? cause.message : String(cause)}`, { cause }),
+  /** The cause is told without file paths (publicCause); the whole cause goes to the log. */
+  internal: (operation: FailedOperation, cause: unknown) => new QuiverError('internal', `${operation} failed: ${publicCause(cause)}`, { cause }),
   /** A collection whose data could not be loaded at start (docs/api.md §4.3): reported red, not served. */
   collectionUnavailable: (name: string, reason: string) =>
-    new QuiverError('internal', `Collection operation failed: collection ${name} could not be loaded at start: ${reason}`),
+    new QuiverError('internal', `Collection operation failed: collection ${name} could not be loaded at start: ${withoutPaths(reason)}`),
   notImplemented: (feature: string) => new QuiverError('not_implemented', `${feature} is not implemented in QuiverDB`),
 } as const;
+
+/** Absolute file paths (two or more segments), as storage and kernel errors quote them. */
+const absolutePath = /(?<=^|[\s'"(:=])\/(?:[^\s'"(),:/]+\/)+[^\s'"(),:]*/g;
+
+/** `text` with every absolute file path replaced: a client never learns the server's layout. */
+export function withoutPaths(text: string): string {
+  return text.replace(absolutePath, '<path>');
+}
+
+/**
+ * What a client is told about the cause of a 500 (docs/durability.md): storage failures by
+ * class — the operation's own message names the operation — and never a file path; the full
+ * cause, path included, goes to the log only (the error handler logs `cause`).
+ */
+export function publicCause(cause: unknown): string {
+  const message = cause instanceof Error ? cause.message : String(cause);
+  const code = (cause as { code?: unknown } | null)?.code;
+  if (code === 'ENOSPC' || /no space left on device/i.test(message)) return 'insufficient storage: no space left on the data volume';
+  if (code === 'EROFS' || /read-only file system/i.test(message)) return 'the storage is read-only: writes are refused, reads go on';
+  if (/^Corruption:/i.test(message) || code === 'LEVEL_CORRUPTION') return 'the store is damaged (corruption); see the server log';
+  const syscall = (cause as { syscall?: unknown } | null)?.syscall;
+  // A file system call's own error (Node's fs): its class and call, its path only in the log.
+  if (typeof code === 'string' && typeof syscall === 'string') return `storage error (${code} in ${syscall})`;
+  if (/^IO error:/i.test(message) || code === 'LEVEL_IO_ERROR') return `storage I/O error: ${withoutPaths(message.replace(/^IO error:\s*/i, ''))}`;
+  return withoutPaths(message);
+}

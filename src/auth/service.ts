@@ -68,7 +68,10 @@ export class AuthService {
     const { settings, logger } = this.options;
     const store = new AuthStore(database, this.options.fsync);
     const state = await store.load();
-    const signingKey = await loadJwtSecret(settings.jwt_secret, this.options.dataDirectory);
+    const signingKey = await loadJwtSecret(settings.jwt_secret, this.options.dataDirectory, {
+      adminExists: state.admin !== undefined,
+      warn: (message) => logger.warn(message),
+    });
     const admin = new AdminAccount(
       { store, signingKey, jwtTtlSeconds: settings.jwt_ttl_seconds, loginAttemptsPerMinute: settings.login_attempts_per_minute, now: this.now },
       state.admin,

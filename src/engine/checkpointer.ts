@@ -20,6 +20,8 @@ export interface CheckpointerOptions {
   name: string;
   /** Where the checkpoint files live. */
   directory: string;
+  /** Who the checkpoints belong to, written into each (docs/durability.md). */
+  binding: string;
   /** The collection's vector indexes (shared, not copied: indexes come and go with it). */
   indexes: ReadonlyMap<string, VectorIndex>;
   /** The collection's sparse indexes, saved beside the dense ones with the same operation id. */
@@ -143,7 +145,7 @@ export class Checkpointer {
    * false when nothing was saved.
    */
   checkpoint(reason: string): Promise<boolean> {
-    const { name, directory, indexes, store, queue, logger } = this.options;
+    const { name, directory, binding, indexes, store, queue, logger } = this.options;
     return queue.run(async () => {
       if (this.options.isDeleting()) return false;
       if (this.fault) {
@@ -160,12 +162,12 @@ export class Checkpointer {
         for (const [vectorName, index] of indexes) {
           // Counted before saving: a save never holds less than this, so no progress is missed.
           indexedCounts.set(vectorName, index.stats().indexedCount);
-          await index.save(checkpointPath(directory, vectorName), covered);
+          await index.save(checkpointPath(directory, vectorName), covered, binding);
         }
       } finally {
         this.saving = false;
       }
-      await this.options.sparse?.save(directory, covered);
+      await this.options.sparse?.save(directory, covered, binding);
       for (const [vectorName, count] of indexedCounts) this.indexedCounts.set(vectorName, count);
       this.checkpointedOperation = covered;
       this.operationsSinceCheckpoint = 0;

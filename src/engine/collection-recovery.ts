@@ -90,6 +90,21 @@ async function reapplySlots(collection: Collection, index: VectorIndex, vectorNa
   }
 }
 
+/**
+ * Why a checkpoint bound to `found` must not be used by a collection bound to `expected`
+ * (docs/durability.md): an unbound file (the old format) is not trusted either; undefined when
+ * it belongs. Tests without a registry bind nothing and accept anything.
+ */
+function bindingProblem(found: string, expected: string): string | undefined {
+  if (expected === '' || found === expected) return undefined;
+  if (found === '') return 'checkpoint of the old format is not bound to this database and collection incarnation';
+  const [foundDatabase] = found.split('/');
+  const [expectedDatabase] = expected.split('/');
+  return foundDatabase === expectedDatabase
+    ? 'checkpoint belongs to an earlier collection that had the same internal number'
+    : 'checkpoint belongs to another database (the store was replaced)';
+}
+
 async function loadCheckpoint(collection: Collection, vectorName: string, lastOperationId: number): Promise<{ index: VectorIndex; covered: number } | { reason: string }> {
   const path = checkpointPath(collection.directory, vectorName);
   let loaded;
@@ -99,8 +114,10 @@ async function loadCheckpoint(collection: Collection, vectorName: string, lastOp
     return { reason: nativeErrorCode(error) === 'CHECKPOINT_MISSING' ? 'no checkpoint file' : (error as Error).message };
   }
   const expected = vectorIndexOptions(collection.config, vectorName);
-  let reason: string | undefined;
-  if (loaded.index.dimension !== expected.dimension) reason = `checkpoint dimension ${loaded.index.dimension} != configured ${expected.dimension}`;
+  let reason = bindingProblem(loaded.binding, collection.checkpointBinding);
+  if (reason !== undefined) {
+    // Another store's or an earlier collection's file: never loaded as this one's.
+  } else if (loaded.index.dimension !== expected.dimension) reason = `checkpoint dimension ${loaded.index.dimension} != configured ${expected.dimension}`;
   else if (loaded.index.distance !== expected.distance) reason = `checkpoint distance ${loaded.index.distance} != configured ${expected.distance}`;
   else if (loaded.lastOperationId > lastOperationId) {
     // The store lost writes the checkpoint had seen (fsync off and a power loss): trust the store.
@@ -151,7 +168,8 @@ async function recoverSparseIndex(
   let reason: string;
   try {
     const loaded = await loadSparseIndex(sparseCheckpointPath(collection.directory, vectorName));
-    if (loaded.lastOperationId <= lastOperationId) {
+    const foreign = bindingProblem(loaded.binding, collection.checkpointBinding);
+    if (foreign === undefined && loaded.lastOperationId <= lastOperationId) {
       const touched = await collection.store.slotsTouchedAfter(loaded.lastOperationId);
       try {
         await reapplySparseSlots(collection, loaded.index, vectorName, [...touched.keys()]);
@@ -162,7 +180,7 @@ async function recoverSparseIndex(
       return { index: loaded.index, covered: loaded.lastOperationId, report: { source: 'checkpoint', checkpointOperationId: loaded.lastOperationId, replayedSlots: touched.size } };
     }
     // The store lost writes the checkpoint had seen (fsync off and a power loss): trust the store.
-    reason = `checkpoint covers operation ${loaded.lastOperationId}, the store only reaches ${lastOperationId}`;
+    reason = foreign ?? `checkpoint covers operation ${loaded.lastOperationId}, the store only reaches ${lastOperationId}`;
     loaded.index.close();
   } catch (error) {
     reason = nativeErrorCode(error) === 'CHECKPOINT_MISSING' ? 'no checkpoint file' : (error as Error).message;

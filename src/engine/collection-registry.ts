@@ -3,12 +3,16 @@
 // deletion a crash interrupted), runs the background checkpoint timer, and checkpoints at close.
 // It builds every collection with the hooks it was given (collection-hooks.ts), and tells them
 // once the collection's points are in memory.
+import { randomUUID } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { errors } from '../errors.js';
 import type { Database } from '../storage/database.js';
+import { databaseIdOf } from '../storage/store-identity.js';
+import { removeLeftoverTemporaryFiles } from '../storage/leftover-files.js';
+import { guardedWrite } from '../storage/storage-health.js';
 import { decodeJsonRecord, encodeJsonRecord } from '../storage/codec.js';
 import { collectionDataRange, collectionNumberFromRecordKey, collectionRecordKey, collectionRecordRange, registryCounterKey } from '../storage/keys.js';
 import {
@@ -34,6 +38,12 @@ interface CollectionRecord {
   name: string;
   state: 'active' | 'deleting';
   config: CollectionConfig;
+  /**
+   * Random, chosen at create: with the database id it binds this collection's checkpoints, so
+   * a later collection given the same number never loads them (docs/durability.md). Records
+   * written before it existed get one at their first load.
+   */
+  incarnation?: string;
 }
 
 export interface RegistryOptions {
@@ -60,6 +70,10 @@ export class CollectionRegistry {
   private readonly changes = new WriteQueue();
   private checkpointTimer: NodeJS.Timeout | undefined;
   private nextNumber = 1;
+  /** The store's id (store-identity.ts), part of every checkpoint binding. */
+  private databaseId = '';
+  /** Per collection number, its incarnation id. */
+  private readonly incarnations = new Map<number, string>();
 
   constructor(private readonly options: RegistryOptions) {}
 
@@ -70,6 +84,11 @@ export class CollectionRegistry {
       open: (database) => this.open(database),
       close: () => this.close(),
     };
+  }
+
+  /** A store write under the free-space and reopen-after-I/O-error checks (storage-health.ts). */
+  private guarded<T>(write: () => Promise<T>): Promise<T> {
+    return guardedWrite(this.store, write);
   }
 
   private get store(): Database {
@@ -88,6 +107,7 @@ export class CollectionRegistry {
       config,
       database: this.store,
       directory: this.collectionDirectory(collectionNumber),
+      checkpointBinding: `${this.databaseId}/${this.incarnations.get(collectionNumber) ?? ''}`,
       settings: {
         fsync: this.options.config.storage.fsync,
         checkpointOperations: this.options.config.storage.checkpoint_operations,
@@ -101,6 +121,10 @@ export class CollectionRegistry {
 
   private async open(database: Database): Promise<void> {
     this.database = database;
+    this.databaseId = await databaseIdOf(database);
+    // The store's lock is held now: no other server can be writing these.
+    const leftovers = await removeLeftoverTemporaryFiles(this.options.config.storage.path);
+    if (leftovers.files > 0) this.options.logger.info(leftovers, 'removed temporary files left by an interrupted run');
     const counter = await database.get(registryCounterKey);
     if (counter !== undefined) this.nextNumber = decodeJsonRecord(counter, [counterFormat], 'collection counter').value as number;
     const records: { number: number; record: CollectionRecord }[] = [];
@@ -128,6 +152,12 @@ export class CollectionRegistry {
   private async load(number: number, record: CollectionRecord): Promise<void> {
     let collection: Collection | undefined;
     try {
+      if (record.incarnation === undefined) {
+        // A record from before incarnations: its checkpoints are unbound and get rebuilt once.
+        record = { ...record, incarnation: randomUUID() };
+        await this.guarded(() => this.store.put(collectionRecordKey(number), encodeJsonRecord(collectionRecordFormat, record), { sync: true }));
+      }
+      this.incarnations.set(number, record.incarnation!);
       collection = this.newCollection(number, record.name, record.config);
       const report = await recoverCollection(collection, this.options.logger, this.options.config.log.progress_interval_seconds * 1000);
       await collection.hooks.loaded();
@@ -230,16 +260,19 @@ export class CollectionRegistry {
       if (existing?.isMarkedForDeletion) throw errors.collectionMarkedForDeletion(name);
       if (existing || this.unloadable.has(name)) throw errors.collectionExists(name);
       const number = this.nextNumber;
+      const incarnation = randomUUID();
+      this.incarnations.set(number, incarnation);
       const collection = this.newCollection(number, name, checked);
-      await collection.initializeEmpty();
+      // Under the storage checks too: its directory is the first thing a create writes.
+      await this.guarded(() => collection.initializeEmpty());
       try {
-        await this.store.batch(
+        await this.guarded(() => this.store.batch(
           [
             { type: 'put', key: registryCounterKey, value: encodeJsonRecord(counterFormat, number + 1) },
-            { type: 'put', key: collectionRecordKey(number), value: encodeJsonRecord(collectionRecordFormat, { name, state: 'active', config: checked } satisfies CollectionRecord) },
+            { type: 'put', key: collectionRecordKey(number), value: encodeJsonRecord(collectionRecordFormat, { name, state: 'active', config: checked, incarnation } satisfies CollectionRecord) },
           ],
           { sync: this.options.config.storage.fsync },
-        );
+        ));
       } catch (error) {
         await collection.close({ checkpoint: false });
         throw errors.internal('Collection operation', error);
@@ -264,9 +297,9 @@ export class CollectionRegistry {
       } catch (error) {
         throw configProblemToError(error);
       }
-      await this.store.put(collectionRecordKey(collection.number), encodeJsonRecord(collectionRecordFormat, { name, state: 'active', config: next } satisfies CollectionRecord), {
+      await this.guarded(() => this.store.put(collectionRecordKey(collection.number), encodeJsonRecord(collectionRecordFormat, { name, state: 'active', config: next, incarnation: this.incarnations.get(collection.number) } satisfies CollectionRecord), {
         sync: this.options.config.storage.fsync,
-      });
+      }));
       collection.setConfig(next);
     });
   }
@@ -300,9 +333,9 @@ export class CollectionRegistry {
   }
 
   private async persistConfig(collection: Collection, config: CollectionConfig): Promise<void> {
-    await this.store.put(collectionRecordKey(collection.number), encodeJsonRecord(collectionRecordFormat, { name: collection.name, state: 'active', config } satisfies CollectionRecord), {
+    await this.guarded(() => this.store.put(collectionRecordKey(collection.number), encodeJsonRecord(collectionRecordFormat, { name: collection.name, state: 'active', config, incarnation: this.incarnations.get(collection.number) } satisfies CollectionRecord), {
       sync: this.options.config.storage.fsync,
-    });
+    }));
   }
 
   /** True when it existed. Marks it (412 from then on), removes its data and files, drops it. */
@@ -318,11 +351,11 @@ export class CollectionRegistry {
       if (!collection) return false;
       if (collection.isMarkedForDeletion) throw errors.collectionMarkedForDeletion(name);
       collection.markForDeletion();
-      await this.store.put(
+      await this.guarded(() => this.store.put(
         collectionRecordKey(collection.number),
-        encodeJsonRecord(collectionRecordFormat, { name, state: 'deleting', config: collection.config } satisfies CollectionRecord),
+        encodeJsonRecord(collectionRecordFormat, { name, state: 'deleting', config: collection.config, incarnation: this.incarnations.get(collection.number) } satisfies CollectionRecord),
         { sync: this.options.config.storage.fsync },
-      );
+      ));
       await collection.close({ checkpoint: false });
       await this.removeCollectionData(collection.number);
       this.collections.delete(name);
@@ -332,8 +365,8 @@ export class CollectionRegistry {
 
   /** Keys, then files, then the record: a crash before the last step repeats the removal. */
   private async removeCollectionData(collectionNumber: number): Promise<void> {
-    await this.store.clear(collectionDataRange(collectionNumber));
+    await this.guarded(() => this.store.clear(collectionDataRange(collectionNumber)));
     await rm(this.collectionDirectory(collectionNumber), { recursive: true, force: true });
-    await this.store.del(collectionRecordKey(collectionNumber), { sync: this.options.config.storage.fsync });
+    await this.guarded(() => this.store.del(collectionRecordKey(collectionNumber), { sync: this.options.config.storage.fsync }));
   }
 }

@@ -55,6 +55,11 @@ export interface CollectionOptions {
   database: Database;
   /** This collection's own directory (kernel checkpoints). */
   directory: string;
+  /**
+   * Written into every checkpoint and required of every checkpoint loaded: the database id and
+   * this collection's incarnation id (docs/durability.md). "" only in tests without a registry.
+   */
+  checkpointBinding?: string;
   settings: CollectionSettings;
   logger: Logger;
   /** Default: no filter module (a filter selector is a 400, payload_schema is empty). */
@@ -117,6 +122,8 @@ export class Collection {
   readonly number: number;
   readonly name: string;
   readonly directory: string;
+  /** See CollectionOptions.checkpointBinding. */
+  readonly checkpointBinding: string;
   /** Every read and write of this collection's stored data goes through here. */
   readonly store: CollectionStore;
   readonly indexes = new Map<string, VectorIndex>();
@@ -140,6 +147,7 @@ export class Collection {
     this.name = options.name;
     this.currentConfig = options.config;
     this.directory = options.directory;
+    this.checkpointBinding = options.checkpointBinding ?? '';
     this.logger = options.logger;
     this.queue = new WriteQueue(options.settings.maxQueuedWrites);
     this.store = new CollectionStore(options.database, options.number, { fsync: options.settings.fsync });
@@ -148,6 +156,7 @@ export class Collection {
     this.checkpointer = new Checkpointer({
       name: this.name,
       directory: this.directory,
+      binding: this.checkpointBinding,
       indexes: this.indexes,
       sparse: this.sparse,
       store: this.store,

@@ -3,11 +3,14 @@
 import type { Logger } from 'pino';
 import { errors } from '../errors.js';
 import { openDatabase, type Database } from '../storage/database.js';
+import { storageHealthOf, type StorageStatus } from '../storage/storage-health.js';
 
 export type EngineState = 'initializing' | 'ready' | 'failed' | 'closing' | 'closed';
 
 export interface EngineOptions {
   dataDirectory: string;
+  /** storage.free_space_reserve_bytes (src/storage/storage-health.ts). */
+  freeSpaceReserveBytes?: number;
   logger: Logger;
 }
 
@@ -57,7 +60,11 @@ export class Engine {
   async open(): Promise<void> {
     const started = performance.now();
     try {
-      this.openedDatabase = await openDatabase({ directory: this.options.dataDirectory });
+      this.openedDatabase = await openDatabase({
+        directory: this.options.dataDirectory,
+        freeSpaceReserveBytes: this.options.freeSpaceReserveBytes,
+        logger: this.options.logger,
+      });
       for (const step of this.steps) {
         const stepStarted = performance.now();
         await step.open(this.openedDatabase);
@@ -86,6 +93,14 @@ export class Engine {
     }
     await this.openedDatabase?.close();
     this.currentState = 'closed';
+  }
+
+  /** The store's health (`GET /` `storage`), once it is open. */
+  async storageStatus(): Promise<StorageStatus | undefined> {
+    const health = this.openedDatabase ? storageHealthOf(this.openedDatabase) : undefined;
+    if (!health) return undefined;
+    await health.refreshFreeSpace();
+    return health.status();
   }
 
   get startupFailure(): Error | undefined {

@@ -138,8 +138,8 @@ export class SparseVectors {
   // ---- checkpoints and life cycle -------------------------------------------------------------
 
   /** Saves every sparse index, tagged with `covered` (checkpointer.ts calls it in the write queue). */
-  async save(directory: string, covered: number): Promise<void> {
-    for (const [name, index] of this.indexes) await index.save(sparseCheckpointPath(directory, name), covered);
+  async save(directory: string, covered: number, binding = ''): Promise<void> {
+    for (const [name, index] of this.indexes) await index.save(sparseCheckpointPath(directory, name), covered, binding);
   }
 
   close(): void {

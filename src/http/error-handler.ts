@@ -1,7 +1,7 @@
 // The one error handler: every failure leaves as the contract's envelope with the registry's
 // status. Unknown errors become 500 and are logged; client errors are not logged as errors.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { errors, isQuiverError, QuiverError, QuiverErrorWithRetry, type ErrorKind, type FailedOperation } from '../errors.js';
+import { errors, isQuiverError, publicCause, QuiverError, QuiverErrorWithRetry, type ErrorKind, type FailedOperation } from '../errors.js';
 import type { Socket } from 'node:net';
 import { serializeJson } from '../json/serialize.js';
 import type { AuthErrorEnvelope, ErrorEnvelope } from './envelope.js';
@@ -54,7 +54,7 @@ export function toQuiverError(error: unknown, bodyLimitBytes: number, operation?
     return new QuiverError(kindByStatus[status] ?? 'invalid_input', framework.message ?? 'Bad request');
   }
   if (operation) return errors.internal(operation, error);
-  return new QuiverError('internal', `Internal error: ${framework.message ?? String(error)}`, { cause: error });
+  return new QuiverError('internal', `Internal error: ${publicCause(error)}`, { cause: error });
 }
 
 export function errorBody(error: QuiverError, request: FastifyRequest, reply: FastifyReply): ErrorEnvelope | AuthErrorEnvelope {

@@ -7,6 +7,8 @@ export function registerHealthRoutes(app: FastifyInstance): void {
   const body = { title: 'quiverdb - vector search engine', version: apiVersion, ...(buildCommit ? { commit: buildCommit } : {}) };
   app.get('/', { config: routeSettings({ permission: 'public', beforeReady: true }) }, async (_request, reply) => {
     reply.header('x-quiverdb-version', packageVersion);
-    return body;
+    // The store's health once it is open (docs/durability.md): free space, refused writes, reopens, a torn log.
+    const storage = await app.engine.storageStatus();
+    return storage ? { ...body, storage } : body;
   });
 }

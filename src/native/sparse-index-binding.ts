@@ -6,6 +6,8 @@ import type { SparseIndexStats, SparseVector } from './sparse-index-contract.js'
 /** The addon's class as the wrapper uses it; see native/index.d.cts. */
 export interface NativeSparseIndexHandle {
   readonly loadedOperationId: number;
+  /** The checkpoint's binding ("" when created or read from an unbound version 1 file). */
+  readonly loadedBinding: string;
   upsert(slots: Uint32Array, offsets: Uint32Array, indices: Uint32Array, values: Float32Array): Promise<void>;
   delete(slots: Uint32Array): Promise<number>;
   /** Starts a search; the completion channel delivers slots (u32 × n) then scores (f32 × n). */
@@ -14,7 +16,7 @@ export interface NativeSparseIndexHandle {
   has(slot: number): boolean;
   documentFrequencies(dimensions: Uint32Array): Uint32Array;
   stats(): SparseIndexStats;
-  save(path: string, lastOperationId: number): Promise<void>;
+  save(path: string, lastOperationId: number, binding?: string): Promise<void>;
   close(): void;
 }
 

@@ -47,8 +47,8 @@ export interface SparseIndex {
   /** For each dimension, how many live vectors hold it. */
   documentFrequencies(dimensions: Uint32Array): Uint32Array;
   stats(): SparseIndexStats;
-  /** Writes a checkpoint atomically (temp file, fsync, rename, fsync directory). */
-  save(path: string, lastOperationId: number): Promise<void>;
+  /** Writes a checkpoint atomically (temp file, fsync, rename, fsync directory), with its binding (as VectorIndex.save). */
+  save(path: string, lastOperationId: number, binding?: string): Promise<void>;
   /** Releases native memory; the instance must not be used afterwards. */
   close(): void;
 }
@@ -56,4 +56,6 @@ export interface SparseIndex {
 export interface LoadedSparseIndex {
   index: SparseIndex;
   lastOperationId: number;
+  /** The binding it was saved with; "" for a file of the old, unbound format. */
+  binding: string;
 }

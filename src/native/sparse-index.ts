@@ -65,8 +65,8 @@ export class WrappedSparseIndex implements SparseIndex {
     return { count: stats.count, nonZeros: stats.nonZeros, dimensions: stats.dimensions, memoryBytes: stats.memoryBytes };
   }
 
-  async save(path: string, lastOperationId: number): Promise<void> {
-    return this.handle.save(path, lastOperationId);
+  async save(path: string, lastOperationId: number, binding = ''): Promise<void> {
+    return this.handle.save(path, lastOperationId, binding);
   }
 
   close(): void {
@@ -88,5 +88,5 @@ export function createSparseIndex(): SparseIndex {
 export async function loadSparseIndex(path: string): Promise<LoadedSparseIndex> {
   const shared = channel();
   const handle = await native.NativeSparseIndex.load(path, shared.channel);
-  return { index: new WrappedSparseIndex(handle, shared), lastOperationId: handle.loadedOperationId };
+  return { index: new WrappedSparseIndex(handle, shared), lastOperationId: handle.loadedOperationId, binding: handle.loadedBinding };
 }

@@ -7,6 +7,8 @@ import type { VectorIndexStats } from './vector-index-contract.js';
 /** An instance of the addon's NativeVectorIndex as the wrapper uses it; see native/index.d.cts. */
 export interface NativeVectorIndexHandle {
   readonly loadedOperationId: number;
+  /** The checkpoint's binding ("" when created or read from an unbound version 1 file). */
+  readonly loadedBinding: string;
   upsert(slots: Uint32Array, vectors: Float32Array): Promise<void>;
   delete(slots: Uint32Array): Promise<void>;
   /** Starts a search; the completion channel delivers slots (u32 × n) then scores (f32 × n). */
@@ -22,7 +24,7 @@ export interface NativeVectorIndexHandle {
   has(slot: number): boolean;
   stats(): VectorIndexStats;
   waitIndexed(): Promise<void>;
-  save(path: string, lastOperationId: number): Promise<void>;
+  save(path: string, lastOperationId: number, binding?: string): Promise<void>;
   close(): void;
 }
 

@@ -88,9 +88,10 @@ export interface VectorIndex {
   waitIndexed(): Promise<void>;
   /**
    * Writes arena + graph to `path` atomically (temp file, fsync, rename, fsync directory),
-   * tagged with the last operation id it covers.
+   * tagged with the last operation id it covers and `binding` — who it belongs to (the
+   * database id and collection incarnation, docs/durability.md; at most 256 bytes).
    */
-  save(path: string, lastOperationId: number): Promise<void>;
+  save(path: string, lastOperationId: number, binding?: string): Promise<void>;
   /** Releases native memory; the instance must not be used afterwards. */
   close(): void;
 }
@@ -98,4 +99,6 @@ export interface VectorIndex {
 export interface LoadedVectorIndex {
   index: VectorIndex;
   lastOperationId: number;
+  /** The binding it was saved with; "" for a file of the old, unbound format. */
+  binding: string;
 }

@@ -142,8 +142,8 @@ export class WrappedVectorIndex implements VectorIndex {
     return this.handle.waitIndexed();
   }
 
-  async save(path: string, lastOperationId: number): Promise<void> {
-    return this.handle.save(path, lastOperationId);
+  async save(path: string, lastOperationId: number, binding = ''): Promise<void> {
+    return this.handle.save(path, lastOperationId, binding);
   }
 
   close(): void {
@@ -184,5 +184,5 @@ export function createVectorIndex(options: VectorIndexOptions): VectorIndex {
 export async function loadVectorIndex(path: string): Promise<LoadedVectorIndex> {
   const handle = await native.NativeVectorIndex.load(path, completions.channel);
   const index = new WrappedVectorIndex(handle, completions, handle.dimension, handle.distance as Distance);
-  return { index, lastOperationId: handle.loadedOperationId };
+  return { index, lastOperationId: handle.loadedOperationId, binding: handle.loadedBinding };
 }

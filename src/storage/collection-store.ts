@@ -7,6 +7,7 @@ import { parseJson } from '../json/parse.js';
 import { serializeJson } from '../json/serialize.js';
 import { decodePointIdBytes, encodePointIdBytes, type PointId } from '../points/ids.js';
 import type { Database } from './database.js';
+import { guardedWrite } from './storage-health.js';
 import {
   collectionPart,
   collectionPartRange,
@@ -102,7 +103,7 @@ export class CollectionStore {
       { type: 'put', key: operationKey(this.collectionNumber, operationId), value: encodeOperation(entry) },
       { type: 'put', key: collectionStateKey(this.collectionNumber), value: encodeCollectionState(operationId) },
     ];
-    await this.database.batch(operations, { sync: this.options.fsync });
+    await guardedWrite(this.database, () => this.database.batch(operations, { sync: this.options.fsync }));
   }
 
   /** The last operation id committed; 0 for a collection never written. */
@@ -200,7 +201,7 @@ export class CollectionStore {
 
   /** Removes the log entries up to and including `operationId` (only once a checkpoint covers them). */
   trimLog(operationId: number): Promise<void> {
-    return this.database.clear({ gte: operationKey(this.collectionNumber, 0), lte: operationKey(this.collectionNumber, operationId) });
+    return guardedWrite(this.database, () => this.database.clear({ gte: operationKey(this.collectionNumber, 0), lte: operationKey(this.collectionNumber, operationId) }));
   }
 
   /** Every extension record of `namespace`: key -> the JSON value put by a batch. */

@@ -3,6 +3,7 @@
 // collection is one range deletion, and a re-created name never sees the old data.
 //
 //   [0x01] "next_collection_number"                 -> registry counter
+//   [0x01] "database_id"                            -> random id, written once (store-identity.ts)
 //   [0x02][collection u32]                           -> collection record (name, config, state)
 //   [0x10][collection u32][0x01]                     -> collection state (last operation id)
 //   [0x10][collection u32][0x02][point id bytes]     -> point record (slot, version, payload)
@@ -25,6 +26,9 @@ export const collectionPart = {
 } as const;
 
 export const registryCounterKey = Buffer.concat([Buffer.from([registryCounterTag]), Buffer.from('next_collection_number', 'utf8')]);
+
+/** The store's random id; every checkpoint is bound to it (store-identity.ts). */
+export const databaseIdKey = Buffer.concat([Buffer.from([registryCounterTag]), Buffer.from('database_id', 'utf8')]);
 
 export function collectionRecordKey(collectionNumber: number): Buffer {
   const key = Buffer.alloc(5);

@@ -2,14 +2,19 @@
 //! the container (encoding, checksum, atomic write, verified read); index/persist.rs decides
 //! what the index writes into it and hnsw/persist.rs writes the graph section.
 //!
-//! Layout (little endian), format version 1:
-//!   magic "QUIVERIX" | u32 version | u32 dimension | u8 metric | u32 m | u32 ef_construct |
+//! Layout (little endian), format version 2 (version 1 is still read: it has no binding):
+//!   magic "QUIVERIX" | u32 version | binding (version 2: u16 length + UTF-8 bytes) | u32 dimension | u8 metric | u32 m | u32 ef_construct |
 //!   u32 full_scan_threshold | u32 indexing_threads | u64 last_operation_id | u32 slot_bound |
 //!   per slot: u8 state (0 empty, 1 live, 2 deleted) [+ dimension f32 when not empty] |
 //!   graph section (see hnsw::Graph::write_to) | u32 CRC-32 of every byte before it.
 //! Written to a temporary file, fsynced, renamed over the target, then the directory is
 //! fsynced, so a crash leaves either the old file or the new one. On load the checksum is
 //! verified before anything is parsed: a corrupt or truncated file is refused, never loaded.
+//!
+//! The binding names the database and collection incarnation the checkpoint was made from
+//! (docs/durability.md): the kernel only stores and returns it, the caller compares it, so a
+//! checkpoint left behind by another store or an earlier collection of the same number is never
+//! loaded as this one's. A version 1 file returns an empty binding (unbound).
 
 use crate::crc32::Crc32;
 use crate::error::{ErrorCode, KernelError, KernelResult};
@@ -18,7 +23,38 @@ use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 pub const MAGIC: &[u8; 8] = b"QUIVERIX";
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
+/// The oldest format version this build still reads (version 1: no binding).
+pub const OLDEST_FORMAT_VERSION: u32 = 1;
+/// Longest binding a checkpoint may carry; a longer one is refused on write and is corruption on read.
+pub const MAX_BINDING_BYTES: usize = 256;
+
+/// Writes the binding section of a version 2 header.
+pub fn write_binding<W: Write>(encoder: &mut Encoder<W>, binding: &str) -> std::io::Result<()> {
+    encoder.u16(binding.len() as u16)?;
+    encoder.bytes(binding.as_bytes())
+}
+
+/// Reads the binding section of a header of `version` (empty for version 1, which has none).
+pub fn read_binding(decoder: &mut Decoder, version: u32) -> KernelResult<String> {
+    if version < 2 {
+        return Ok(String::new());
+    }
+    let length = decoder.u16()? as usize;
+    if length > MAX_BINDING_BYTES {
+        return Err(KernelError::corrupt(format!("a binding of {length} bytes is longer than {MAX_BINDING_BYTES}")));
+    }
+    let bytes = decoder.take(length)?;
+    String::from_utf8(bytes.to_vec()).map_err(|_| KernelError::corrupt("the binding is not UTF-8".to_string()))
+}
+
+/// Refuses a binding that would not fit its header section.
+pub fn check_binding(binding: &str) -> KernelResult<()> {
+    if binding.len() > MAX_BINDING_BYTES {
+        return Err(KernelError::invalid(format!("a checkpoint binding is at most {MAX_BINDING_BYTES} bytes, got {}", binding.len())));
+    }
+    Ok(())
+}
 
 /// A writer that checksums everything it passes on.
 pub struct Encoder<W: Write> {
@@ -126,11 +162,12 @@ impl<'a> Decoder<'a> {
     }
 }
 
-/// Reads a checkpoint file and returns its body (everything before the checksum) once the
-/// magic, version and checksum check out. A file that does not exist is CHECKPOINT_MISSING,
-/// apart from other read failures (IO_ERROR), so recovery can tell "never saved" from damage.
-pub fn read_verified(path: &Path) -> KernelResult<Vec<u8>> {
-    read_verified_as(path, MAGIC, FORMAT_VERSION)
+/// Reads a checkpoint file and returns its body (everything before the checksum) and its format
+/// version once the magic, version and checksum check out. A file that does not exist is
+/// CHECKPOINT_MISSING, apart from other read failures (IO_ERROR), so recovery can tell "never
+/// saved" from damage.
+pub fn read_verified(path: &Path) -> KernelResult<(Vec<u8>, u32)> {
+    read_verified_as(path, MAGIC, OLDEST_FORMAT_VERSION..=FORMAT_VERSION)
 }
 
 /// Writes a checkpoint atomically: `write` fills a temporary file beside `path`, which is then
@@ -163,7 +200,7 @@ pub fn write_atomically(path: &Path, write: impl FnOnce(&mut Encoder<BufWriter<F
 
 /// `read_verified` for a file kind with its own magic and format version (the sparse index's
 /// checkpoint, sparse/persist.rs): the same checks in the same order.
-pub fn read_verified_as(path: &Path, magic: &[u8; 8], format_version: u32) -> KernelResult<Vec<u8>> {
+pub fn read_verified_as(path: &Path, magic: &[u8; 8], versions: std::ops::RangeInclusive<u32>) -> KernelResult<(Vec<u8>, u32)> {
     let mut bytes = fs::read(path).map_err(|error| match error.kind() {
         std::io::ErrorKind::NotFound => KernelError::new(ErrorCode::CheckpointMissing, format!("{} does not exist", path.display())),
         _ => KernelError::io(&format!("reading {}", path.display()), error),
@@ -175,10 +212,15 @@ pub fn read_verified_as(path: &Path, magic: &[u8; 8], format_version: u32) -> Ke
         return Err(KernelError::corrupt(format!("{} is not a QuiverDB checkpoint of this kind (bad magic number)", path.display())));
     }
     let version = u32::from_le_bytes(bytes[8..12].try_into().unwrap());
-    if version != format_version {
+    if !versions.contains(&version) {
         return Err(KernelError::new(
             ErrorCode::CheckpointVersion,
-            format!("{} has format version {version}; this build reads version {format_version}", path.display()),
+            format!(
+                "{} has format version {version}; this build reads versions {} to {}",
+                path.display(),
+                versions.start(),
+                versions.end()
+            ),
         ));
     }
     let body_length = bytes.len() - 4;
@@ -188,5 +230,5 @@ pub fn read_verified_as(path: &Path, magic: &[u8; 8], format_version: u32) -> Ke
         return Err(KernelError::corrupt(format!("{} fails its checksum (stored {stored:08x}, computed {actual:08x})", path.display())));
     }
     bytes.truncate(body_length);
-    Ok(bytes)
+    Ok((bytes, version))
 }

@@ -212,9 +212,32 @@ fn a_checkpoint_restores_the_same_graph_and_answers() {
         assert_eq!(VectorIndex::load(&path).err().unwrap().code, ErrorCode::CheckpointCorrupt, "truncated to {length}");
     }
     let mut future = bytes.clone();
-    future[8..12].copy_from_slice(&2u32.to_le_bytes());
+    future[8..12].copy_from_slice(&3u32.to_le_bytes());
     std::fs::write(&path, &future).unwrap();
     assert_eq!(VectorIndex::load(&path).err().unwrap().code, ErrorCode::CheckpointVersion);
+    std::fs::remove_dir_all(&directory).unwrap();
+}
+
+#[test]
+fn a_checkpoint_returns_the_binding_it_was_saved_with_and_a_version_1_file_is_unbound() {
+    let directory = std::env::temp_dir().join(format!("quiver-core-binding-{}", std::process::id()));
+    std::fs::create_dir_all(&directory).unwrap();
+    let path = directory.join("index.qvx");
+    let (index, _) = built(300, 8, Metric::Euclid, 1, 5);
+    index.save_bound(&path, 9, "database-a/incarnation-b").unwrap();
+    let (loaded, operation, binding) = VectorIndex::load_bound(&path).unwrap();
+    assert_eq!((operation, binding.as_str()), (9, "database-a/incarnation-b"));
+    assert_eq!(loaded.stats().count, 300);
+    // A version 1 file: the same bytes without the binding section, re-checksummed.
+    let bytes = std::fs::read(&path).unwrap();
+    let length = u16::from_le_bytes(bytes[12..14].try_into().unwrap()) as usize;
+    let mut old = [&bytes[..8], &1u32.to_le_bytes(), &bytes[14 + length..bytes.len() - 4]].concat();
+    let checksum = crate::crc32::Crc32::of(&old);
+    old.extend_from_slice(&checksum.to_le_bytes());
+    std::fs::write(&path, &old).unwrap();
+    let (loaded, operation, binding) = VectorIndex::load_bound(&path).unwrap();
+    assert_eq!((operation, binding.as_str(), loaded.stats().count), (9, "", 300));
+    assert_eq!(index.save_bound(&path, 1, &"x".repeat(257)).err().unwrap().code, ErrorCode::InvalidArgument);
     std::fs::remove_dir_all(&directory).unwrap();
 }
 

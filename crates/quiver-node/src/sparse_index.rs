@@ -36,14 +36,15 @@ pub struct NativeSparseIndex {
     handle: Mutex<Option<Arc<SparseIndex>>>,
     memory: MemoryReport,
     loaded_operation_id: u64,
+    loaded_binding: String,
     channel: Arc<Channel>,
 }
 
 impl NativeSparseIndex {
-    fn wrap(env: &Env, index: SparseIndex, loaded_operation_id: u64, channel: Arc<Channel>) -> NativeSparseIndex {
+    fn wrap(env: &Env, index: SparseIndex, loaded_operation_id: u64, loaded_binding: String, channel: Arc<Channel>) -> NativeSparseIndex {
         let memory = MemoryReport::default();
         memory.set(env, index.stats().memory_bytes);
-        NativeSparseIndex { handle: Mutex::new(Some(Arc::new(index))), memory, loaded_operation_id, channel }
+        NativeSparseIndex { handle: Mutex::new(Some(Arc::new(index))), memory, loaded_operation_id, loaded_binding, channel }
     }
 
     fn index(&self) -> Result<Arc<SparseIndex>> {
@@ -71,7 +72,7 @@ fn operation_id(value: f64) -> Result<u64> {
 impl NativeSparseIndex {
     #[napi(factory, catch_unwind)]
     pub fn create(env: Env, completions: &CompletionChannel) -> NativeSparseIndex {
-        NativeSparseIndex::wrap(&env, SparseIndex::new(), 0, completions.channel())
+        NativeSparseIndex::wrap(&env, SparseIndex::new(), 0, String::new(), completions.channel())
     }
 
     /// Loads a checkpoint on the file thread.
@@ -81,8 +82,8 @@ impl NativeSparseIndex {
         let channel = completions.channel();
         run_file_job(
             env,
-            move || SparseIndex::load(&path).map_err(from_kernel),
-            move |env, (index, last_operation_id)| Ok(NativeSparseIndex::wrap(&env, index, last_operation_id, channel)),
+            move || SparseIndex::load_bound(&path).map_err(from_kernel),
+            move |env, (index, last_operation_id, binding)| Ok(NativeSparseIndex::wrap(&env, index, last_operation_id, binding, channel)),
         )
     }
 
@@ -90,6 +91,12 @@ impl NativeSparseIndex {
     #[napi(getter)]
     pub fn loaded_operation_id(&self) -> f64 {
         self.loaded_operation_id as f64
+    }
+
+    /// The binding of the checkpoint this index was loaded from ("" if created or unbound).
+    #[napi(getter)]
+    pub fn loaded_binding(&self) -> String {
+        self.loaded_binding.clone()
     }
 
     /// Inserts or replaces vectors: vector i of `slots` is `indices[offsets[i]..offsets[i + 1]]`
@@ -207,11 +214,12 @@ impl NativeSparseIndex {
     }
 
     #[napi(catch_unwind, ts_return_type = "Promise<void>")]
-    pub fn save<'env>(&self, env: &'env Env, path: String, last_operation_id: f64) -> Result<Object<'env>> {
+    pub fn save<'env>(&self, env: &'env Env, path: String, last_operation_id: f64, binding: Option<String>) -> Result<Object<'env>> {
         let last_operation_id = operation_id(last_operation_id)?;
         let index = self.index()?;
         let path = PathBuf::from(path);
-        run_file_job(env, move || index.save(&path, last_operation_id).map_err(from_kernel), |_env, ()| Ok(()))
+        let binding = binding.unwrap_or_default();
+        run_file_job(env, move || index.save_bound(&path, last_operation_id, &binding).map_err(from_kernel), |_env, ()| Ok(()))
     }
 
     /// Drops this handle's reference; memory is freed once running tasks finish. Idempotent.

@@ -29,12 +29,13 @@ pub struct NativeVectorIndex {
     handle: Mutex<Option<Arc<VectorIndex>>>,
     memory: MemoryReport,
     loaded_operation_id: u64,
+    loaded_binding: String,
     channel: Arc<Channel>,
 }
 
 impl NativeVectorIndex {
-    pub fn wrap(index: Arc<VectorIndex>, loaded_operation_id: u64, channel: Arc<Channel>) -> NativeVectorIndex {
-        NativeVectorIndex { handle: Mutex::new(Some(index)), memory: MemoryReport::default(), loaded_operation_id, channel }
+    pub fn wrap(index: Arc<VectorIndex>, loaded_operation_id: u64, loaded_binding: String, channel: Arc<Channel>) -> NativeVectorIndex {
+        NativeVectorIndex { handle: Mutex::new(Some(index)), memory: MemoryReport::default(), loaded_operation_id, loaded_binding, channel }
     }
 
     fn index(&self) -> Result<Arc<VectorIndex>> {
@@ -93,7 +94,7 @@ impl NativeVectorIndex {
             indexing_threads: indexing_threads as usize,
         };
         let index = VectorIndex::new(params).map_err(from_kernel)?;
-        let native = NativeVectorIndex::wrap(Arc::new(index), 0, completions.channel());
+        let native = NativeVectorIndex::wrap(Arc::new(index), 0, String::new(), completions.channel());
         native.report_memory(&env);
         Ok(native)
     }
@@ -105,9 +106,9 @@ impl NativeVectorIndex {
         let channel = completions.channel();
         run_file_job(
             env,
-            move || VectorIndex::load(&path).map_err(from_kernel),
-            move |env, (index, last_operation_id)| {
-                let native = NativeVectorIndex::wrap(Arc::new(index), last_operation_id, channel);
+            move || VectorIndex::load_bound(&path).map_err(from_kernel),
+            move |env, (index, last_operation_id, binding)| {
+                let native = NativeVectorIndex::wrap(Arc::new(index), last_operation_id, binding, channel);
                 native.report_memory(&env);
                 Ok(native)
             },
@@ -118,6 +119,12 @@ impl NativeVectorIndex {
     #[napi(getter)]
     pub fn loaded_operation_id(&self) -> f64 {
         self.loaded_operation_id as f64
+    }
+
+    /// The binding of the checkpoint this index was loaded from ("" if created or unbound).
+    #[napi(getter)]
+    pub fn loaded_binding(&self) -> String {
+        self.loaded_binding.clone()
     }
 
     #[napi(getter)]
@@ -277,11 +284,12 @@ impl NativeVectorIndex {
     }
 
     #[napi(catch_unwind, ts_return_type = "Promise<void>")]
-    pub fn save<'env>(&self, env: &'env Env, path: String, last_operation_id: f64) -> Result<Object<'env>> {
+    pub fn save<'env>(&self, env: &'env Env, path: String, last_operation_id: f64, binding: Option<String>) -> Result<Object<'env>> {
         let last_operation_id = ensure_integer("lastOperationId", last_operation_id)?;
         let index = self.index()?;
         let path = PathBuf::from(path);
-        run_file_job(env, move || index.save(&path, last_operation_id).map_err(from_kernel), |_env, ()| Ok(()))
+        let binding = binding.unwrap_or_default();
+        run_file_job(env, move || index.save_bound(&path, last_operation_id, &binding).map_err(from_kernel), |_env, ()| Ok(()))
     }
 
     /// Drops this handle's reference; memory is freed once running tasks finish. Idempotent.

@@ -20,6 +20,12 @@ impl VectorIndex {
     /// Writers and graph builders pause while it runs so the file is one consistent state;
     /// searches go on.
     pub fn save(&self, path: &Path, last_operation_id: u64) -> KernelResult<()> {
+        self.save_bound(path, last_operation_id, "")
+    }
+
+    /// `save` with a binding in the header (checkpoint.rs): who the checkpoint belongs to.
+    pub fn save_bound(&self, path: &Path, last_operation_id: u64, binding: &str) -> KernelResult<()> {
+        checkpoint::check_binding(binding)?;
         let shared = &*self.shared;
         let _writer = lock_mutex(&shared.write_gate);
         let _indexing = shared.indexing.write().unwrap_or_else(|poisoned| poisoned.into_inner());
@@ -31,6 +37,7 @@ impl VectorIndex {
         checkpoint::write_atomically(path, |encoder| {
             encoder.bytes(MAGIC)?;
             encoder.u32(FORMAT_VERSION)?;
+            checkpoint::write_binding(encoder, binding)?;
             encoder.u32(params.dimension as u32)?;
             encoder.u8(params.metric.code())?;
             encoder.u32(params.m as u32)?;
@@ -71,9 +78,15 @@ impl VectorIndex {
     /// Loads a checkpoint; returns the index and the last operation id it covers. Slots that
     /// were not linked when it was saved are queued for the graph builders again.
     pub fn load(path: &Path) -> KernelResult<(VectorIndex, u64)> {
-        let body = checkpoint::read_verified(path)?;
+        Self::load_bound(path).map(|(index, last_operation_id, _)| (index, last_operation_id))
+    }
+
+    /// `load` that also returns the checkpoint's binding (empty for a version 1 file).
+    pub fn load_bound(path: &Path) -> KernelResult<(VectorIndex, u64, String)> {
+        let (body, version) = checkpoint::read_verified(path)?;
         let mut decoder = Decoder::new(&body);
         decoder.take(MAGIC.len() + 4)?;
+        let binding = checkpoint::read_binding(&mut decoder, version)?;
         let dimension = decoder.u32()? as usize;
         let metric_code = decoder.u8()?;
         let metric = Metric::from_code(metric_code).ok_or_else(|| KernelError::corrupt(format!("unknown metric code {metric_code}")))?;
@@ -133,6 +146,6 @@ impl VectorIndex {
         if !unlinked.is_empty() {
             index.queue_for_linking(unlinked);
         }
-        Ok((index, last_operation_id))
+        Ok((index, last_operation_id, binding))
     }
 }

@@ -168,12 +168,22 @@ impl SparseIndex {
     /// Writes a checkpoint atomically (see persist.rs), tagged with the last operation id it
     /// covers. Writers wait meanwhile; searches do not.
     pub fn save(&self, path: &Path, last_operation_id: u64) -> KernelResult<()> {
-        persist::save(&self.read(), path, last_operation_id)
+        self.save_bound(path, last_operation_id, "")
+    }
+
+    /// `save` with a binding in the header (checkpoint.rs): who the checkpoint belongs to.
+    pub fn save_bound(&self, path: &Path, last_operation_id: u64, binding: &str) -> KernelResult<()> {
+        persist::save(&self.read(), path, last_operation_id, binding)
     }
 
     /// Loads a checkpoint; returns the index and the last operation id it covers.
     pub fn load(path: &Path) -> KernelResult<(SparseIndex, u64)> {
-        let (state, last_operation_id) = persist::load(path)?;
-        Ok((SparseIndex { state: RwLock::new(state) }, last_operation_id))
+        Self::load_bound(path).map(|(index, last_operation_id, _)| (index, last_operation_id))
+    }
+
+    /// `load` that also returns the checkpoint's binding (empty for a version 1 file).
+    pub fn load_bound(path: &Path) -> KernelResult<(SparseIndex, u64, String)> {
+        let (state, last_operation_id, binding) = persist::load(path)?;
+        Ok((SparseIndex { state: RwLock::new(state) }, last_operation_id, binding))
     }
 }

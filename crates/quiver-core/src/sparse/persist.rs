@@ -1,8 +1,8 @@
 //! Sparse index checkpoints, in the dense checkpoint's container (checkpoint.rs: checksum,
 //! temporary file, fsync, rename, directory fsync; a corrupt file is refused whole).
 //!
-//! Layout (little endian), format version 1:
-//!   magic "QUIVERSP" | u32 version | u64 last_operation_id |
+//! Layout (little endian), format version 2 (version 1, without the binding, is still read):
+//!   magic "QUIVERSP" | u32 version | binding (u16 length + UTF-8, checkpoint.rs) | u64 last_operation_id |
 //!   u32 live count | live slots (u32, ascending) |
 //!   u32 list count | per dimension, ascending: u32 dimension | u32 length |
 //!     slots (u32 × length, ascending) | weights (f32 × length) |
@@ -18,7 +18,7 @@ use std::io::Write;
 use std::path::Path;
 
 pub const SPARSE_MAGIC: &[u8; 8] = b"QUIVERSP";
-pub const SPARSE_FORMAT_VERSION: u32 = 1;
+pub const SPARSE_FORMAT_VERSION: u32 = 2;
 
 fn write_u32s<W: Write>(encoder: &mut Encoder<W>, values: impl Iterator<Item = u32>) -> std::io::Result<()> {
     // Bounded stack buffer, as Encoder::f32s does.
@@ -40,11 +40,13 @@ fn read_u32s(decoder: &mut Decoder, count: usize) -> KernelResult<Vec<u32>> {
     Ok(decoder.take(length)?.chunks_exact(4).map(|chunk| u32::from_le_bytes(chunk.try_into().unwrap())).collect())
 }
 
-pub fn save(state: &InvertedIndex, path: &Path, last_operation_id: u64) -> KernelResult<()> {
+pub fn save(state: &InvertedIndex, path: &Path, last_operation_id: u64, binding: &str) -> KernelResult<()> {
+    checkpoint::check_binding(binding)?;
     let lists = state.sorted_postings();
     checkpoint::write_atomically(path, |encoder| {
         encoder.bytes(SPARSE_MAGIC)?;
         encoder.u32(SPARSE_FORMAT_VERSION)?;
+        checkpoint::write_binding(encoder, binding)?;
         encoder.u64(last_operation_id)?;
         encoder.u32(state.live() as u32)?;
         write_u32s(encoder, state.live_slots())?;
@@ -65,10 +67,11 @@ fn strictly_ascending(values: &[u32]) -> bool {
     values.windows(2).all(|pair| pair[0] < pair[1])
 }
 
-pub fn load(path: &Path) -> KernelResult<(InvertedIndex, u64)> {
-    let body = checkpoint::read_verified_as(path, SPARSE_MAGIC, SPARSE_FORMAT_VERSION)?;
+pub fn load(path: &Path) -> KernelResult<(InvertedIndex, u64, String)> {
+    let (body, version) = checkpoint::read_verified_as(path, SPARSE_MAGIC, 1..=SPARSE_FORMAT_VERSION)?;
     let mut decoder = Decoder::new(&body);
     decoder.take(SPARSE_MAGIC.len() + 4)?;
+    let binding = checkpoint::read_binding(&mut decoder, version)?;
     let last_operation_id = decoder.u64()?;
     let live_count = decoder.u32()? as usize;
     let live_slots = read_u32s(&mut decoder, live_count)?;
@@ -108,5 +111,5 @@ pub fn load(path: &Path) -> KernelResult<(InvertedIndex, u64)> {
             decoder.remaining()
         )));
     }
-    Ok((InvertedIndex::from_parts(&live_slots, lists), last_operation_id))
+    Ok((InvertedIndex::from_parts(&live_slots, lists), last_operation_id, binding))
 }

@@ -259,6 +259,17 @@ fn sparse_checkpoint_round_trips_and_answers_identically() {
 }
 
 #[test]
+fn a_sparse_checkpoint_returns_its_binding() {
+    let index = SparseIndex::new();
+    index.upsert(1, &[5, 6], &[1.0, 2.0]).unwrap();
+    let path = temporary_path("binding");
+    index.save_bound(&path, 3, "database/incarnation").unwrap();
+    let (loaded, operation, binding) = SparseIndex::load_bound(&path).unwrap();
+    assert_eq!((operation, binding.as_str(), loaded.stats().count), (3, "database/incarnation", 1));
+    std::fs::remove_dir_all(path.parent().unwrap()).unwrap();
+}
+
+#[test]
 fn a_damaged_truncated_or_foreign_sparse_checkpoint_is_refused() {
     let index = SparseIndex::new();
     index.upsert(1, &[5, 6], &[1.0, 2.0]).unwrap();

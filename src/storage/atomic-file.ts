@@ -1,0 +1,65 @@
+// Every file the server writes outside the store (the JWT secret, configs) goes through here:
+// temp file, fsync, rename (or link, to never replace), directory fsync. A crash or a failing
+// disk leaves the old file or the new one, never an empty or half-written one
+// (docs/durability.md). Checkpoints do the same in the kernel (crates/quiver-core/src/checkpoint.rs).
+import { randomBytes } from 'node:crypto';
+import { link, open, rename, rm } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+
+/** The prefix of this module's temporary files; start-up removes leftovers (leftover-files.ts). */
+export const temporaryFilePrefix = '.quiver-tmp-';
+
+async function syncDirectory(directory: string): Promise<void> {
+  const handle = await open(directory, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+async function writeTemporary(path: string, data: string | Uint8Array, mode: number): Promise<string> {
+  const temporary = join(dirname(path), `${temporaryFilePrefix}${basename(path)}-${randomBytes(6).toString('hex')}`);
+  const handle = await open(temporary, 'wx', mode);
+  try {
+    await handle.writeFile(data);
+    await handle.chmod(mode);
+    await handle.sync();
+  } catch (error) {
+    await handle.close().catch(() => undefined);
+    await rm(temporary, { force: true });
+    throw error;
+  }
+  await handle.close();
+  return temporary;
+}
+
+/** Replaces `path` atomically and durably with `data`. */
+export async function writeFileAtomically(path: string, data: string | Uint8Array, mode = 0o600): Promise<void> {
+  const temporary = await writeTemporary(path, data, mode);
+  try {
+    await rename(temporary, path);
+  } catch (error) {
+    await rm(temporary, { force: true });
+    throw error;
+  }
+  await syncDirectory(dirname(path));
+}
+
+/**
+ * Creates `path` atomically and durably with `data` unless it exists: false, and nothing
+ * changed, when it does (a hard link, unlike a rename, never replaces its target).
+ */
+export async function createFileAtomically(path: string, data: string | Uint8Array, mode = 0o600): Promise<boolean> {
+  const temporary = await writeTemporary(path, data, mode);
+  try {
+    await link(temporary, path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw error;
+  } finally {
+    await rm(temporary, { force: true });
+  }
+  await syncDirectory(dirname(path));
+  return true;
+}
