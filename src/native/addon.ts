@@ -11,6 +11,8 @@ import type { NativeVectorIndexClass } from './vector-index-binding.js';
 export interface NativeBinding {
   /** Dot product of two equal-length vectors, read in place (no copy). */
   dot(left: Float32Array, right: Float32Array): number;
+  /** CRC-32C of a byte buffer, read in place (the CPU's CRC instruction where present). */
+  crc32c(bytes: Uint8Array): number;
   /** The SIMD instruction set the kernel chose at run time, e.g. "avx2+fma". */
   instructionSet(): string;
   /** crates/quiver-node/src/vector_index.rs, wrapped by vector-index.ts. */

@@ -33,6 +33,13 @@ pub fn dot(left: Float32Array, right: Float32Array) -> Result<f64> {
     Ok(quiver_core::distance::dot_kernel()(&left, &right) as f64)
 }
 
+/// CRC-32C (Castagnoli) of a byte buffer, read in place, with the CPU's CRC instruction where it
+/// has one. Twin of the portable table version in src/storage/crc32c.ts, which the tests compare.
+#[napi(js_name = "crc32c")]
+pub fn crc32c(bytes: Uint8ArraySlice<'_>) -> u32 {
+    ::crc32c::crc32c(&bytes)
+}
+
 /// The SIMD instruction set the kernel picked on this CPU.
 #[napi]
 pub fn instruction_set() -> &'static str {
