@@ -13,12 +13,14 @@ import { registerReadinessGuard } from './http/readiness.js';
 import { registerRoutes } from './http/routes.js';
 import { typeboxValidatorCompiler } from './http/validation.js';
 import { createLogger } from './logging.js';
+import { GrpcServer } from './grpc/server.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
     engine: Engine;
     quiverConfig: Config;
     collections: CollectionRegistry;
+    grpc: GrpcServer;
   }
 }
 
@@ -95,6 +97,15 @@ export function buildApp(config: Config, options: BuildOptions = {}): FastifyIns
   installAuth(app, engine, config, logger, options.now);
 
   registerRoutes(app);
+
+  // ---- gRPC door (docs/api.md §12) ----
+  // Built here, listening only when main.ts (or a test) calls listen(); it is closed first on
+  // shutdown so its in-flight calls finish through the REST routes before fastify closes.
+  const grpc = new GrpcServer(app, config, logger);
+  app.decorate('grpc', grpc);
+  app.addHook('preClose', async () => {
+    await grpc.close();
+  });
 
   app.addHook('onClose', async () => {
     await engine.close();
