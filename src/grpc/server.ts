@@ -3,13 +3,14 @@
 // every call goes through the REST door (rest-door.ts).
 import { createServer, type Http2Server, type ServerHttp2Session } from 'node:http2';
 import type { AddressInfo } from 'node:net';
-import { connectNodeAdapter, compressionGzip } from '@connectrpc/connect-node';
-import { ConnectError, type ConnectRouter, type Interceptor } from '@connectrpc/connect';
+import { compressionGzip } from '@connectrpc/connect-node';
+import { Code, ConnectError, type ConnectRouter, type Interceptor } from '@connectrpc/connect';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { Collections, Points, Qdrant, Snapshots } from './descriptors.js';
 import { Health } from './health-descriptor.js';
+import { grpcNodeHandler } from './node-adapter.js';
 import { RestDoor } from './rest-door.js';
 import { collectionsService } from './services/collections.js';
 import { healthService } from './services/health.js';
@@ -48,11 +49,15 @@ export class GrpcServer {
       router.service(Health, healthService(this.app.engine, () => this.closing) as never);
     };
     const bodyLimitBytes = Math.floor(this.config.service.max_request_size_mb * 1024 * 1024);
-    const handler = connectNodeAdapter({
+    const handler = grpcNodeHandler({
       routes,
       grpc: true,
       grpcWeb: false,
       connect: false,
+      // A broken connection mid-answer is the client's doing; anything else is logged.
+      onFailure: (error) => {
+        if (ConnectError.from(error).code !== Code.Aborted) this.logger.error({ err: error }, 'gRPC answer could not be written');
+      },
       // The same limit as REST bodies; a larger message is RESOURCE_EXHAUSTED.
       readMaxBytes: bodyLimitBytes,
       acceptCompression: [compressionGzip],
