@@ -2,7 +2,8 @@
 // protobuf library as Qdrant's services. The file is small enough to state here as a
 // FileDescriptorProto instead of generating code from health.proto; field numbers are the
 // protocol's own: HealthCheckRequest{service = 1}, HealthCheckResponse{status = 1}.
-import { create, createFileRegistry, type DescMessage, type DescService } from '@bufbuild/protobuf';
+import { create, createFileRegistry, type Message } from '@bufbuild/protobuf';
+import type { GenMessage, GenService } from '@bufbuild/protobuf/codegenv2';
 import {
   FieldDescriptorProto_Label,
   FieldDescriptorProto_Type,
@@ -47,8 +48,15 @@ const file = create(FileDescriptorProtoSchema, {
 
 const registry = createFileRegistry(file, () => undefined);
 
-export const HealthCheckRequestSchema = registry.getMessage('grpc.health.v1.HealthCheckRequest') as DescMessage;
-export const HealthCheckResponseSchema = registry.getMessage('grpc.health.v1.HealthCheckResponse') as DescMessage;
-export const Health = registry.getService('grpc.health.v1.Health') as DescService;
+export type HealthCheckRequest = Message<'grpc.health.v1.HealthCheckRequest'> & { service: string };
+export type HealthCheckResponse = Message<'grpc.health.v1.HealthCheckResponse'> & { status: number };
+
+// Typed as generated code would type them, so handlers and test clients are checked.
+export const HealthCheckRequestSchema = registry.getMessage('grpc.health.v1.HealthCheckRequest') as unknown as GenMessage<HealthCheckRequest>;
+export const HealthCheckResponseSchema = registry.getMessage('grpc.health.v1.HealthCheckResponse') as unknown as GenMessage<HealthCheckResponse>;
+export const Health = registry.getService('grpc.health.v1.Health') as unknown as GenService<{
+  check: { methodKind: 'unary'; input: typeof HealthCheckRequestSchema; output: typeof HealthCheckResponseSchema };
+  watch: { methodKind: 'server_streaming'; input: typeof HealthCheckRequestSchema; output: typeof HealthCheckResponseSchema };
+}>;
 
 export const ServingStatus = { UNKNOWN: 0, SERVING: 1, NOT_SERVING: 2, SERVICE_UNKNOWN: 3 } as const;

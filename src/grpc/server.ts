@@ -46,7 +46,7 @@ export class GrpcServer {
       router.service(Collections, collectionsService(door));
       router.service(Points, pointsService(door));
       router.service(Snapshots, snapshotsService(door));
-      router.service(Health, healthService(this.app.engine, () => this.closing) as never);
+      router.service(Health, healthService(this.app.engine, () => this.closing));
     };
     const bodyLimitBytes = Math.floor(this.config.service.max_request_size_mb * 1024 * 1024);
     const handler = grpcNodeHandler({

@@ -83,8 +83,8 @@ describe('gRPC readiness', () => {
     const health = await client(port).api('service').healthCheck({});
     expect(health.version).toBe('1.19.0');
     const probe = createClient(Health, createGrpcTransport({ baseUrl: `http://127.0.0.1:${port}` }));
-    expect(((await probe.check({ service: '' })) as unknown as { status: number }).status).toBe(2);
+    expect((await probe.check({ service: '' })).status).toBe(2);
     await loading.app.engine.open();
-    expect(((await probe.check({ service: '' })) as unknown as { status: number }).status).toBe(1);
+    expect((await probe.check({ service: '' })).status).toBe(1);
   });
 });
