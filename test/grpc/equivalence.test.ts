@@ -288,6 +288,16 @@ describe('REST and gRPC run one scenario to the same answers', () => {
     const restCount = await rest('POST', `/collections/${restName}/points/count`, { filter: { must: [{ key: 'tags', match: { value: 'even' } }] }, exact: true });
     const grpcCount = await api().count({ collectionName: grpcName, filter: filter({ must: [field('tags', keyword('even'))] }), exact: true });
     expect(grpcCount.result?.count).toBe(BigInt(restCount.count));
+
+    // A prefix match and a slice of the ids, through both doors.
+    const restSliced = await rest('POST', `/collections/${restName}/points/scroll`, { filter: { must: [{ key: 'city.name', match: { prefix: 'Ly' } }, { slice: { total: 2, index: 1 } }] }, limit: 24 });
+    const grpcSliced = await api().scroll({
+      collectionName: grpcName,
+      filter: filter({ must: [field('city.name', { matchValue: { case: 'prefix', value: 'Ly' } }), { conditionOneOf: { case: 'slice', value: { total: 2, index: 1 } } }] }),
+      limit: 24,
+      withPayload: withPayload(true),
+    });
+    same(restSliced.points.map(restNormal), grpcSliced.result.map(grpcNormal));
   });
 
   it('equivalence — payload paths: set under a key, delete a nested key, then the points read the same', async () => {
@@ -301,6 +311,102 @@ describe('REST and gRPC run one scenario to the same answers', () => {
     const grpcAnswer = await api().get({ collectionName: grpcName, ids: targets.map(grpcId), withPayload: withPayload(true) });
     same(restAnswer.map(restNormal), grpcAnswer.result.map(grpcNormal));
     expect((restAnswer[0].payload as any).city).toEqual({ name: 'Lyon', zip: '0150' });
+  });
+
+  it('equivalence — a formula query (score plus a payload term) and relevance feedback', async () => {
+    const restAnswer = await rest('POST', `/collections/${restName}/points/query`, {
+      prefetch: [{ query: [0.2, 0.4, 0.6, 0.1], using: 'text', limit: 10 }],
+      query: { formula: { sum: ['$score', { mult: [0.01, 'price'] }] }, defaults: { price: 0 } },
+      limit: 5,
+    });
+    const constant = (value: number) => ({ variant: { case: 'constant' as const, value } });
+    const variable = (value: string) => ({ variant: { case: 'variable' as const, value } });
+    const grpcAnswer = await api().query({
+      collectionName: grpcName,
+      prefetch: [{ query: { variant: { case: 'nearest', value: denseInput([0.2, 0.4, 0.6, 0.1]) } }, using: 'text', limit: 10n, prefetch: [] }],
+      query: {
+        variant: {
+          case: 'formula',
+          value: {
+            expression: { variant: { case: 'sum', value: { sum: [variable('$score'), { variant: { case: 'mult', value: { mult: [constant(0.01), variable('price')] } } }] } } },
+            defaults: grpcPayload({ price: 0 }),
+          },
+        },
+      },
+      limit: 5n,
+    });
+    same(restAnswer.points.map(restNormal), grpcAnswer.result.map(grpcNormal));
+
+    const example = points[7]!.id;
+    const restFeedback = await rest('POST', `/collections/${restName}/points/query`, {
+      query: { relevance_feedback: { target: [0.3, 0.3, 0.3, 0.3], feedback: [{ example, score: 0.9 }], strategy: { naive: { a: 1, b: 1, c: 1 } } } },
+      using: 'text',
+      limit: 5,
+    });
+    const grpcFeedback = await api().query({
+      collectionName: grpcName,
+      query: {
+        variant: {
+          case: 'relevanceFeedback',
+          value: {
+            target: denseInput([0.3, 0.3, 0.3, 0.3]),
+            feedback: [{ example: { variant: { case: 'id', value: grpcId(example) } }, score: 0.9 }],
+            strategy: { variant: { case: 'naive', value: { a: 1, b: 1, c: 1 } } },
+          },
+        },
+      },
+      using: 'text',
+      limit: 5n,
+    });
+    same(restFeedback.points.map(restNormal), grpcFeedback.result.map(grpcNormal));
+  });
+
+  it('equivalence — facet counts and the search matrix (pairs and offsets)', async () => {
+    const restFacet = await rest('POST', `/collections/${restName}/facet`, { key: 'city.name', exact: true });
+    const grpcFacet = await api().facet({ collectionName: grpcName, key: 'city.name', exact: true });
+    expect(grpcFacet.hits.map((hit) => [hit.value?.variant.value, Number(hit.count)])).toEqual(restFacet.hits.map((hit: any) => [hit.value, hit.count]));
+
+    const restPairs = await rest('POST', `/collections/${restName}/points/search/matrix/pairs`, { sample: 8, limit: 2, using: 'text' });
+    const grpcPairs = await api().searchMatrixPairs({ collectionName: grpcName, sample: 8n, limit: 2n, using: 'text' });
+    const text = (id: any) => String(id.pointIdOptions.value);
+    expect(rounded(grpcPairs.result!.pairs.map((pair) => [text(pair.a), text(pair.b), pair.score]))).toEqual(rounded(restPairs.pairs.map((pair: any) => [String(pair.a), String(pair.b), pair.score])));
+    const restOffsets = await rest('POST', `/collections/${restName}/points/search/matrix/offsets`, { sample: 8, limit: 2, using: 'text' });
+    const grpcOffsets = (await api().searchMatrixOffsets({ collectionName: grpcName, sample: 8n, limit: 2n, using: 'text' })).result!;
+    expect(grpcOffsets.ids.map(text)).toEqual(restOffsets.ids.map(String));
+    expect(grpcOffsets.offsetsRow.map(Number)).toEqual(restOffsets.offsets_row);
+    expect(grpcOffsets.offsetsCol.map(Number)).toEqual(restOffsets.offsets_col);
+    expect(rounded(grpcOffsets.scores)).toEqual(rounded(restOffsets.scores));
+  });
+
+  it('equivalence — one UpdateBatch (upsert, set payload, delete) leaves both collections the same', async () => {
+    const newId = 18446744073709551000n;
+    await rest('POST', `/collections/${restName}/points/batch?wait=true`, {
+      operations: [
+        { upsert: { points: [{ id: newId, vector: { text: [0.1, 0.1, 0.1, 0.1] }, payload: { fresh: true } }] } },
+        { set_payload: { payload: { batch: 1 }, points: [newId, points[1]!.id] } },
+        { delete: { points: [points[2]!.id] } },
+      ],
+    });
+    const batch = await api().updateBatch({
+      collectionName: grpcName,
+      wait: true,
+      operations: [
+        {
+          operation: {
+            case: 'upsert',
+            value: { points: [{ id: grpcId(newId), payload: grpcPayload({ fresh: true }), vectors: { vectorsOptions: { case: 'vectors', value: { vectors: { text: { vector: { case: 'dense', value: { data: [0.1, 0.1, 0.1, 0.1] } } } } } } } }] },
+          },
+        },
+        { operation: { case: 'setPayload', value: { payload: grpcPayload({ batch: 1 }), pointsSelector: { pointsSelectorOneOf: { case: 'points', value: { ids: [grpcId(newId), grpcId(points[1]!.id)] } } } } } },
+        { operation: { case: 'deletePoints', value: { points: { pointsSelectorOneOf: { case: 'points', value: { ids: [grpcId(points[2]!.id)] } } } } } },
+      ],
+    });
+    expect(batch.result).toHaveLength(3);
+    const ids = [newId, points[1]!.id, points[2]!.id];
+    const restAnswer = await rest('POST', `/collections/${restName}/points`, { ids, with_payload: true, with_vector: true });
+    const grpcAnswer = await api().get({ collectionName: grpcName, ids: ids.map(grpcId), withPayload: withPayload(true), withVectors: { selectorOptions: { case: 'enable', value: true } } });
+    same(restAnswer.map(restNormal), grpcAnswer.result.map(grpcNormal));
+    expect(grpcAnswer.result.map((point) => String(point.id?.pointIdOptions.value))).toEqual([newId.toString(), String(points[1]!.id)]);
   });
 
   it('equivalence — gRPC reads of the REST-written collection equal REST reads of it', async () => {

@@ -31,7 +31,7 @@ export function filterToJson(filter: Filter | undefined, field: string): Json | 
   return json;
 }
 
-function conditionToJson(condition: Condition, field: string): Json {
+export function conditionToJson(condition: Condition, field: string): Json {
   const one = condition.conditionOneOf;
   switch (one.case) {
     case 'field':
@@ -48,10 +48,10 @@ function conditionToJson(condition: Condition, field: string): Json {
       return filterToJson(one.value, `${field}.filter`) ?? {};
     case 'nested':
       return { nested: { key: one.value.key, filter: filterToJson(one.value.filter, `${field}.nested.filter`) ?? {} } };
-    case undefined:
-      throw invalidArgument(field, 'a condition must set one of field, is_empty, has_id, filter, is_null, nested, has_vector');
+    case 'slice':
+      return { slice: { total: one.value.total, index: one.value.index } };
     default:
-      throw invalidArgument(field, `the ${one.case} condition is not supported by QuiverDB`);
+      throw invalidArgument(field, 'a condition must set one of field, is_empty, has_id, filter, is_null, nested, has_vector, slice');
   }
 }
 
@@ -105,6 +105,8 @@ function matchToJson(match: Match, field: string): Json {
       return { phrase: value.value };
     case 'textAny':
       return { text_any: value.value };
+    case 'prefix':
+      return { prefix: value.value };
     case 'keywords':
       return { any: value.value.strings };
     case 'integers':
@@ -113,10 +115,8 @@ function matchToJson(match: Match, field: string): Json {
       return { except: value.value.strings };
     case 'exceptIntegers':
       return { except: value.value.integers.map(jsonInteger) };
-    case undefined:
-      throw invalidArgument(field, 'a match must set one of its values');
     default:
-      throw invalidArgument(field, `the ${value.case} match is not supported by QuiverDB`);
+      throw invalidArgument(field, 'a match must set one of its values');
   }
 }
 

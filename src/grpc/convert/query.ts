@@ -5,6 +5,7 @@ import { timestampDate } from '@bufbuild/protobuf/wkt';
 import type { LookupLocation } from '@qdrant/js-client-grpc';
 import { invalidArgument } from '../status.js';
 import { definedOnly, filterToJson } from './filter.js';
+import { formulaToJson, relevanceFeedbackToJson } from './formula.js';
 import { withPayloadToJson, withVectorsToJson } from './selectors.js';
 import { jsonInteger } from './values.js';
 import { vectorInputToJson } from './vectors.js';
@@ -81,8 +82,12 @@ export function queryToJson(query: Query | undefined, field: string): unknown {
       return { rrf: definedOnly({ k: one.value.k, weights: one.value.weights.length > 0 ? one.value.weights : undefined }) };
     case 'sample':
       return { sample: 'random' };
+    case 'formula':
+      return formulaToJson(one.value, `${field}.formula`);
+    case 'relevanceFeedback':
+      return relevanceFeedbackToJson(one.value, `${field}.relevance_feedback`);
     default:
-      throw invalidArgument(field, `the ${one?.case ?? 'unknown'} query is not supported through gRPC; use the REST API (docs/api.md §12)`);
+      throw invalidArgument(field, 'an unknown query form');
   }
 }
 

@@ -1,6 +1,7 @@
 // qdrant.Points: each call is the REST call of docs/api.md §3/§5 through the REST door.
 import type { ServiceImpl } from '@connectrpc/connect';
 import { collectionPath, waitQuery, type RestDoor } from '../rest-door.js';
+import { batchOperationToJson } from '../convert/batch.js';
 import { definedOnly, filterToJson } from '../convert/filter.js';
 import { idToJson, idsToJson, jsonToId } from '../convert/ids.js';
 import { retrievedPoint, scoredPoint, type RestPoint } from '../convert/points-out.js';
@@ -9,10 +10,27 @@ import { withPayloadToJson, withVectorsToJson } from '../convert/selectors.js';
 import { mapToJson } from '../convert/values.js';
 import { vectorsToJson } from '../convert/vectors.js';
 import { fieldIndexToJson, operationResponse, pointToJson, selectorToJson, updateModeToJson } from '../convert/writes.js';
+import { jsonInteger } from '../convert/values.js';
 import { notImplementedThroughRest, notServedThroughGrpc } from './unimplemented.js';
 import type { Points } from '../descriptors.js';
 
 type Json = Record<string, unknown>;
+
+function facetValue(value: string | number | bigint | boolean) {
+  if (typeof value === 'string') return { variant: { case: 'stringValue' as const, value } };
+  if (typeof value === 'boolean') return { variant: { case: 'boolValue' as const, value } };
+  return { variant: { case: 'integerValue' as const, value: BigInt(value) } };
+}
+
+function matrixBody(request: { filter?: Parameters<typeof filterToJson>[0]; sample?: bigint; limit?: bigint; using?: string }): Json {
+  return definedOnly({
+    filter: filterToJson(request.filter, 'filter'),
+    sample: request.sample === undefined ? undefined : jsonInteger(request.sample),
+    limit: request.limit === undefined ? undefined : jsonInteger(request.limit),
+    using: request.using,
+  });
+}
+
 type UpdateResult = { operation_id?: number | bigint | null; status?: string };
 
 export function pointsService(door: RestDoor): ServiceImpl<typeof Points> {
@@ -114,11 +132,26 @@ export function pointsService(door: RestDoor): ServiceImpl<typeof Points> {
     recommendGroups: notImplementedThroughRest(door, 'POST', '/points/recommend/groups'),
     discover: notImplementedThroughRest(door, 'POST', '/points/discover'),
     discoverBatch: notImplementedThroughRest(door, 'POST', '/points/discover/batch'),
+    async updateBatch(request, context) {
+      const body = { operations: request.operations.map((operation, index) => batchOperationToJson(operation, `operations[${index}]`)) };
+      const answer = await door.call<UpdateResult[]>(context, 'POST', collectionPath(request.collectionName, '/points/batch') + waitQuery(request.wait), body);
+      return { result: answer.result.map((result) => operationResponse(result, answer.time).result!), time: answer.time };
+    },
+    async facet(request, context) {
+      const body = definedOnly({ key: request.key, filter: filterToJson(request.filter, 'filter'), limit: request.limit === undefined ? undefined : jsonInteger(request.limit), exact: request.exact });
+      const answer = await door.call<{ hits: Array<{ value: string | number | bigint | boolean; count: number }> }>(context, 'POST', collectionPath(request.collectionName, '/facet'), body);
+      return { hits: answer.result.hits.map((hit) => ({ value: facetValue(hit.value), count: BigInt(hit.count) })), time: answer.time };
+    },
+    async searchMatrixPairs(request, context) {
+      const answer = await door.call<{ pairs: Array<{ a: RestPoint['id']; b: RestPoint['id']; score: number }> }>(context, 'POST', collectionPath(request.collectionName, '/points/search/matrix/pairs'), matrixBody(request));
+      return { result: { pairs: answer.result.pairs.map((pair) => ({ a: jsonToId(pair.a), b: jsonToId(pair.b), score: pair.score })) }, time: answer.time };
+    },
+    async searchMatrixOffsets(request, context) {
+      const answer = await door.call<{ offsets_row: number[]; offsets_col: number[]; scores: number[]; ids: Array<RestPoint['id']> }>(context, 'POST', collectionPath(request.collectionName, '/points/search/matrix/offsets'), matrixBody(request));
+      const result = answer.result;
+      return { result: { offsetsRow: result.offsets_row.map(BigInt), offsetsCol: result.offsets_col.map(BigInt), scores: result.scores, ids: result.ids.map(jsonToId) }, time: answer.time };
+    },
     // Served by REST, not (yet) translated for gRPC (docs/api.md §12).
-    updateBatch: notServedThroughGrpc('UpdateBatch'),
-    facet: notServedThroughGrpc('Facet'),
-    searchMatrixPairs: notServedThroughGrpc('SearchMatrixPairs'),
-    searchMatrixOffsets: notServedThroughGrpc('SearchMatrixOffsets'),
     createVectorName: notServedThroughGrpc('CreateVectorName'),
     deleteVectorName: notServedThroughGrpc('DeleteVectorName'),
   };
