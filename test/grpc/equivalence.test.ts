@@ -409,6 +409,22 @@ describe('REST and gRPC run one scenario to the same answers', () => {
     expect(grpcAnswer.result.map((point) => String(point.id?.pointIdOptions.value))).toEqual([newId.toString(), String(points[1]!.id)]);
   });
 
+  it('equivalence — a named vector added and removed on a live collection', async () => {
+    await rest('PUT', `/collections/${restName}/vectors/extra?wait=true`, { dense: { size: 2, distance: 'Euclid' } });
+    await api().createVectorName({ collectionName: grpcName, wait: true, vectorName: 'extra', vectorConfig: { case: 'denseConfig', value: { size: 2n, distance: Distance.Euclid } } });
+    const restInfo = await rest('GET', `/collections/${restName}`);
+    const grpcInfo = (await grpc.api('collections').get({ collectionName: grpcName })).result!;
+    const vectors = grpcInfo.config?.params?.vectorsConfig?.config;
+    expect(vectors?.case).toBe('paramsMap');
+    const map = vectors?.case === 'paramsMap' ? vectors.value.map : {};
+    expect(Object.keys(map).sort()).toEqual(Object.keys(restInfo.config.params.vectors).sort());
+    expect(map.extra?.distance).toBe(Distance.Euclid);
+    await rest('DELETE', `/collections/${restName}/vectors/extra?wait=true`);
+    await api().deleteVectorName({ collectionName: grpcName, wait: true, vectorName: 'extra' });
+    const after = (await grpc.api('collections').get({ collectionName: grpcName })).result!.config?.params?.vectorsConfig?.config;
+    expect(after?.case === 'paramsMap' ? Object.keys(after.value.map) : []).toEqual(['text']);
+  });
+
   it('equivalence — gRPC reads of the REST-written collection equal REST reads of it', async () => {
     const restAnswer = await rest('POST', `/collections/${restName}/points/query`, { query: [0.9, 0.1, 0.1, 0.1], using: 'text', limit: 24, with_payload: true, with_vector: true });
     const grpcAnswer = await api().query({ collectionName: restName, query: { variant: { case: 'nearest', value: denseInput([0.9, 0.1, 0.1, 0.1]) } }, using: 'text', limit: 24n, withPayload: withPayload(true), withVectors: { selectorOptions: { case: 'enable', value: true } } });

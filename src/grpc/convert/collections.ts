@@ -12,6 +12,7 @@ import {
   WalConfigDiffSchema,
   type CollectionInfoSchema,
   type CreateCollection,
+  type CreateVectorNameRequest,
   type OptimizersConfigDiff,
   type SparseVectorConfig,
   type UpdateCollection,
@@ -90,6 +91,26 @@ function sparseToJson(config: SparseVectorConfig | undefined): Json | undefined 
     });
   }
   return named;
+}
+
+/** CreateVectorName's config -> REST's VectorNameConfig (docs/api.md §4.7). */
+export function vectorNameConfigToJson(request: CreateVectorNameRequest): Json {
+  const one = request.vectorConfig;
+  const datatype = (value: Datatype | undefined) => (value === undefined || value === Datatype.Default ? undefined : Datatype[value]?.toLowerCase());
+  if (one.case === 'denseConfig') {
+    return {
+      dense: definedOnly({
+        size: Number(one.value.size),
+        distance: Distance[one.value.distance],
+        datatype: datatype(one.value.datatype),
+        multivector_config: one.value.multivectorConfig ? { comparator: 'max_sim' } : undefined,
+      }),
+    };
+  }
+  if (one.case === 'sparseConfig') {
+    return { sparse: definedOnly({ modifier: one.value.modifier === undefined ? undefined : one.value.modifier === Modifier.Idf ? 'idf' : 'none', datatype: datatype(one.value.datatype) }) };
+  }
+  throw invalidArgument('vector_config', 'a dense_config or a sparse_config must be set');
 }
 
 export function createCollectionToJson(request: CreateCollection): Json {

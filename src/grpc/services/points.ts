@@ -11,7 +11,8 @@ import { mapToJson } from '../convert/values.js';
 import { vectorsToJson } from '../convert/vectors.js';
 import { fieldIndexToJson, operationResponse, pointToJson, selectorToJson, updateModeToJson } from '../convert/writes.js';
 import { jsonInteger } from '../convert/values.js';
-import { notImplementedThroughRest, notServedThroughGrpc } from './unimplemented.js';
+import { notImplementedThroughRest } from './unimplemented.js';
+import { vectorNameConfigToJson } from '../convert/collections.js';
 import type { Points } from '../descriptors.js';
 
 type Json = Record<string, unknown>;
@@ -151,8 +152,15 @@ export function pointsService(door: RestDoor): ServiceImpl<typeof Points> {
       const result = answer.result;
       return { result: { offsetsRow: result.offsets_row.map(BigInt), offsetsCol: result.offsets_col.map(BigInt), scores: result.scores, ids: result.ids.map(jsonToId) }, time: answer.time };
     },
-    // Served by REST, not (yet) translated for gRPC (docs/api.md §12).
-    createVectorName: notServedThroughGrpc('CreateVectorName'),
-    deleteVectorName: notServedThroughGrpc('DeleteVectorName'),
+    async createVectorName(request, context) {
+      const path = collectionPath(request.collectionName, `/vectors/${encodeURIComponent(request.vectorName)}`) + waitQuery(request.wait);
+      const answer = await door.call<UpdateResult>(context, 'PUT', path, vectorNameConfigToJson(request));
+      return operationResponse(answer.result, answer.time);
+    },
+    async deleteVectorName(request, context) {
+      const path = collectionPath(request.collectionName, `/vectors/${encodeURIComponent(request.vectorName)}`) + waitQuery(request.wait);
+      const answer = await door.call<UpdateResult>(context, 'DELETE', path);
+      return operationResponse(answer.result, answer.time);
+    },
   };
 }

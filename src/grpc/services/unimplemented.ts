@@ -1,6 +1,6 @@
-// Calls the gRPC door does not serve itself. A Qdrant group QuiverDB does not implement (docs/api.md
-// §9) is asked of its REST route, so the answer (UNIMPLEMENTED, REST's 501 wording) comes after the
-// same readiness and permission checks; a call REST serves but gRPC does not translate yet says so.
+// Calls of a Qdrant group QuiverDB does not implement (docs/api.md §9): each is asked of its REST
+// route, so the answer (UNIMPLEMENTED, REST's 501 wording) comes after the same readiness and
+// permission checks.
 import { Code, ConnectError, type HandlerContext } from '@connectrpc/connect';
 import { collectionPath, type RestDoor, type RestMethod } from '../rest-door.js';
 
@@ -11,11 +11,5 @@ export function notImplementedThroughRest(door: RestDoor, method: RestMethod, ta
     await door.call(context, method, path, method === 'GET' || method === 'DELETE' ? undefined : {});
     // A 501 route always throws above; reaching here would mean the route started answering.
     throw new ConnectError(`${tail} answered without an error`, Code.Internal);
-  };
-}
-
-export function notServedThroughGrpc(call: string) {
-  return async (): Promise<never> => {
-    throw new ConnectError(`${call} is not implemented in QuiverDB's gRPC interface; use the REST API (docs/api.md §12)`, Code.Unimplemented);
   };
 }
