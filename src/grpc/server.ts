@@ -2,7 +2,7 @@
 // served by Connect's Node adapter over HTTP/2 with the gRPC protocol. It holds no engine logic:
 // every call goes through the REST door (rest-door.ts).
 import { createServer, type Http2Server, type ServerHttp2Session } from 'node:http2';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { compressionGzip } from '@connectrpc/connect-node';
 import { Code, ConnectError, type ConnectRouter, type Interceptor } from '@connectrpc/connect';
 import type { FastifyInstance } from 'fastify';
@@ -64,6 +64,8 @@ export class GrpcServer {
       interceptors: [logUnexpected],
     });
     const server = createServer(handler);
+    // Small answers go out at once, as node's HTTP/1 server (the REST door) sends them.
+    server.on('connection', (socket: Socket) => socket.setNoDelay(true));
     server.on('session', (session) => {
       this.sessions.add(session);
       session.once('close', () => this.sessions.delete(session));
