@@ -23,6 +23,10 @@ for (const match of (rust.stdout ?? '').matchAll(/test result: \w+\. (\d+) passe
 }
 if (rust.status !== 0) problems.push(`cargo test exited with ${rust.status ?? rust.signal}`);
 
+// The Python client the gRPC tests drive (test/grpc/python-client.test.ts): a venv at
+// .cache/python-venv, made once; a failure here only makes that test skip with the reason.
+run('node', ['scripts/python-env.mjs'], { stdio: ['ignore', 'inherit', 'inherit'] });
+
 rmSync(resultsFile, { force: true });
 const extra = process.argv.slice(2);
 const vitest = run('npx', ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile=${resultsFile}`, ...extra]);

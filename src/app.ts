@@ -25,6 +25,7 @@ import { RequestStatistics } from './monitoring/request-statistics.js';
 import { telemetryCollections } from './monitoring/telemetry.js';
 import { approximateDatabaseBytes } from './storage/storage-size.js';
 import { packageVersion } from './version.js';
+import { GrpcServer } from './grpc/server.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -33,6 +34,7 @@ declare module 'fastify' {
     collections: CollectionRegistry;
     /** The Prometheus metrics; other modules add families with registerExtraCollector(). */
     metrics: ServerMetrics;
+    grpc: GrpcServer;
   }
 }
 
@@ -139,6 +141,14 @@ export function buildApp(config: Config, options: BuildOptions = {}): FastifyIns
     },
   });
   // ---- end of monitoring.
+  // ---- gRPC door (docs/api.md §14) ----
+  // Built here, listening only when main.ts (or a test) calls listen(); it is closed first on
+  // shutdown so its in-flight calls finish through the REST routes before fastify closes.
+  const grpc = new GrpcServer(app, config, logger);
+  app.decorate('grpc', grpc);
+  app.addHook('preClose', async () => {
+    await grpc.close();
+  });
 
   app.addHook('onClose', async () => {
     await engine.close();

@@ -9,7 +9,8 @@ import { describeJsonValue } from './json/describe.js';
 const ServiceSection = Type.Object({
   host: Type.String({ default: '127.0.0.1', minLength: 1 }),
   http_port: Type.Integer({ default: 6573, minimum: 0, maximum: 65535 }),
-  grpc_port: Type.Integer({ default: 6574, minimum: 0, maximum: 65535 }),
+  // The gRPC door (docs/api.md §14); 0 or null disables it.
+  grpc_port: Type.Union([Type.Integer({ minimum: 0, maximum: 65535 }), Type.Null()], { default: 6574 }),
   max_request_size_mb: Type.Number({ default: 32, exclusiveMinimum: 0, maximum: 1024 }),
   // Connection hygiene (docs/api.md §8): a socket that sends nothing, trickles its headers or
   // idles between requests is closed, so idle clients cannot exhaust file descriptors.

@@ -47,6 +47,11 @@ async function main(): Promise<void> {
 
   const address = await app.listen({ host: config.service.host, port: config.service.http_port });
   logger.info({ address, storage: config.storage.path, auth: config.auth.enabled }, 'quiverdb listening');
+  // The gRPC door (docs/api.md §14); grpc_port 0 or null disables it.
+  if (config.service.grpc_port) {
+    const grpcPort = await app.grpc.listen(config.service.host, config.service.grpc_port);
+    logger.info({ grpcPort }, 'quiverdb gRPC listening');
+  }
   try {
     await app.engine.open();
   } catch (error) {

@@ -3,11 +3,14 @@
 // over HTTP, waits until each collection is green, then drives `points/search` (k = 10) with
 // autocannon at 1 and 64 connections, with and without a keyword filter. Prints requests/s,
 // p50/p99, recall@10 and the server's CPU use, next to the kernel's own 1- and 2-in-flight QPS.
+// Then the same searches and queries through REST and through the gRPC door at 1 and 64
+// connections, printing gRPC/REST (bench/http/doors.ts).
 // `--quick` shrinks everything to run in CI in well under a minute; it fails only when recall
 // falls below 0.95 (a correctness floor), never on speed.
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { load, searchIds, waitGreen } from './client.js';
+import { compareDoors, type DoorResult } from './doors.js';
 import { makeDataSet, type DataSet } from './data.js';
 import { buildKernel, exactAnswers, kernelAnswers, kernelQps, recallAt10 } from './kernel.js';
 import { drive, type LoadResult } from './load.js';
@@ -42,6 +45,7 @@ interface SetReport {
   kernelRecall: { plain: number; filtered: number };
   kernel: { plain1: number; plain2: number; filtered1: number; filtered2: number };
   runs: LoadResult[];
+  doors: DoorResult[];
 }
 
 async function benchmarkSet(server: Awaited<ReturnType<typeof startServer>>, data: DataSet): Promise<SetReport> {
@@ -80,8 +84,11 @@ async function benchmarkSet(server: Awaited<ReturnType<typeof startServer>>, dat
       );
     }
   }
+  console.log('REST and gRPC, same calls and concurrency:');
+  // Quick mode compares unfiltered calls only, to stay short in CI.
+  const doors = await compareDoors(server, server.grpcPort, data, duration_s, quick ? [false] : [false, true]);
   await fetch(`${server.url}/collections/${data.name}`, { method: 'DELETE' });
-  return { data, upload_s, green_s, httpRecall, kernelRecall, kernel: kernelRates, runs };
+  return { data, upload_s, green_s, httpRecall, kernelRecall, kernel: kernelRates, runs, doors };
 }
 
 function printSummary(reports: SetReport[]): void {
@@ -102,6 +109,18 @@ function printSummary(reports: SetReport[]): void {
   }
 }
 
+function printDoors(reports: SetReport[]): void {
+  console.log('\n| set | call | filter | conn | REST req/s | gRPC calls/s | p50 ms REST / gRPC | gRPC / REST |');
+  console.log('|---|---|---|---|---|---|---|---|');
+  for (const report of reports) {
+    for (const door of report.doors) {
+      console.log(
+        `| ${report.data.count / 1000}k x ${report.data.dimension} ${report.data.distance} | ${door.call} | ${door.filtered ? 'keyword 10%' : 'none'} | ${door.connections} | ${fixed(door.rest_per_s, 0)} | ${fixed(door.grpc_per_s, 0)} | ${door.rest_p50_ms} / ${door.grpc_p50_ms} | ${fixed((100 * door.grpc_per_s) / door.rest_per_s, 0)}% |`,
+      );
+    }
+  }
+}
+
 async function main(): Promise<void> {
   const started = performance.now();
   console.log(`bench:http${quick ? ' --quick' : ''}: ${duration_s} s per HTTP load run, ${kernelDuration_s} s per kernel run`);
@@ -112,7 +131,14 @@ async function main(): Promise<void> {
     const reports: SetReport[] = [];
     for (const options of sets) reports.push(await benchmarkSet(server, makeDataSet(options)));
     printSummary(reports);
+    printDoors(reports);
     for (const report of reports) {
+      // Every gRPC call must succeed: an error there is a broken door, not a slow one.
+      const grpcErrors = report.doors.reduce((sum, door) => sum + door.grpc_errors, 0);
+      if (grpcErrors > 0) {
+        console.error(`gRPC: ${grpcErrors} calls failed on ${report.data.name}`);
+        failed = true;
+      }
       for (const [name, recall] of Object.entries(report.httpRecall)) {
         if (recall < recallFloor) {
           console.error(`recall floor: ${report.data.name} ${name} HTTP recall@10 ${fixed(recall, 3)} < ${recallFloor}`);

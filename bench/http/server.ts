@@ -6,9 +6,12 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { freePort } from '../../test/grpc/free-port.js';
 
 export interface ServerProcess {
   url: string;
+  /** The gRPC door's port (docs/api.md §14), for the REST/gRPC comparison. */
+  grpcPort: number;
   pid: number;
   /** Seconds of CPU the process has used so far (all its threads). */
   cpuSeconds(): number;
@@ -26,12 +29,14 @@ function cpuSecondsOf(pid: number): number {
 
 export async function startServer(root: string): Promise<ServerProcess> {
   const directory = await mkdtemp(join(tmpdir(), 'quiver-bench-http-'));
+  const grpcPort = await freePort();
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', join(root, 'src/main.ts')], {
     cwd: root,
     env: {
       ...process.env,
       QUIVER__SERVICE__HOST: '127.0.0.1',
       QUIVER__SERVICE__HTTP_PORT: '0',
+      QUIVER__SERVICE__GRPC_PORT: String(grpcPort),
       QUIVER__STORAGE__PATH: directory,
       // Benchmark data is regenerated each run: durability would only measure the disk.
       QUIVER__STORAGE__FSYNC: 'false',
@@ -58,6 +63,7 @@ export async function startServer(root: string): Promise<ServerProcess> {
   const pid = child.pid!;
   return {
     url,
+    grpcPort,
     pid,
     cpuSeconds: () => cpuSecondsOf(pid),
     async stop() {

@@ -29,6 +29,9 @@ export function startChildServer(directory: string, environment: Record<string, 
       QUIVER__STORAGE__PATH: directory,
       QUIVER__SERVICE__HTTP_PORT: '0',
       QUIVER__SERVICE__HOST: '127.0.0.1',
+      // Children run side by side: the gRPC door (fixed port 6574 by default) stays off unless a
+      // test asks for it with a port of its own.
+      QUIVER__SERVICE__GRPC_PORT: '0',
       QUIVER__LOG__PRETTY: 'false',
       QUIVER__LOG__LEVEL: 'info',
       ...environment,

@@ -1,0 +1,89 @@
+// Vectors in and out: the gRPC Vector/Vectors/VectorInput messages <-> REST's vector JSON (a dense
+// array, {indices, values} for sparse, an array of arrays for multi-vectors, or an object of
+// named vectors).
+import type { MessageInitShape } from '@bufbuild/protobuf';
+import type { Vector, VectorInput, Vectors, VectorsOutputSchema, VectorOutputSchema } from '@qdrant/js-client-grpc';
+import { invalidArgument } from '../status.js';
+import { idToJson } from './ids.js';
+
+/** One input vector (PointStruct, UpdateVectors). */
+export function vectorToJson(vector: Vector, field: string): unknown {
+  const one = vector.vector;
+  switch (one.case) {
+    case 'dense':
+      return one.value.data;
+    case 'sparse':
+      return { indices: one.value.indices, values: one.value.values };
+    case 'multiDense':
+      return one.value.vectors.map((dense) => dense.data);
+    case 'document':
+    case 'image':
+    case 'object':
+      throw invalidArgument(field, 'inference inputs (document, image, object) are not supported: send the vector itself');
+    default:
+      break;
+  }
+  // The deprecated flat form older clients still send: data, with indices for sparse and
+  // vectors_count for multi-vectors.
+  if (vector.indices) return { indices: vector.indices.data, values: vector.data };
+  if (vector.vectorsCount !== undefined && vector.vectorsCount > 0) {
+    const count = vector.vectorsCount;
+    if (vector.data.length % count !== 0) throw invalidArgument(field, `${vector.data.length} numbers cannot be split into ${count} vectors`);
+    const size = vector.data.length / count;
+    return Array.from({ length: count }, (_, index) => vector.data.slice(index * size, (index + 1) * size));
+  }
+  return vector.data;
+}
+
+export function vectorsToJson(vectors: Vectors | undefined, field: string): unknown {
+  const one = vectors?.vectorsOptions;
+  if (one?.case === 'vector') return vectorToJson(one.value, field);
+  if (one?.case === 'vectors') {
+    const named: Record<string, unknown> = {};
+    for (const [name, vector] of Object.entries(one.value.vectors)) named[name] = vectorToJson(vector, `${field}.${name}`);
+    return named;
+  }
+  throw invalidArgument(field, 'vectors must be set (one vector or named vectors)');
+}
+
+/** A query's vector input: a point id, a dense, sparse or multi vector. */
+export function vectorInputToJson(input: VectorInput | undefined, field: string): unknown {
+  const one = input?.variant;
+  switch (one?.case) {
+    case 'id':
+      return idToJson(one.value, field);
+    case 'dense':
+      return one.value.data;
+    case 'sparse':
+      return { indices: one.value.indices, values: one.value.values };
+    case 'multiDense':
+      return one.value.vectors.map((dense) => dense.data);
+    case 'document':
+    case 'image':
+    case 'object':
+      throw invalidArgument(field, 'inference inputs (document, image, object) are not supported: send the vector itself');
+    default:
+      throw invalidArgument(field, 'a vector input must be set');
+  }
+}
+
+type VectorOutputInit = MessageInitShape<typeof VectorOutputSchema>;
+
+function isSparse(json: unknown): json is { indices: number[]; values: number[] } {
+  return typeof json === 'object' && json !== null && !Array.isArray(json) && Array.isArray((json as { indices?: unknown }).indices);
+}
+
+function vectorOutput(json: unknown): VectorOutputInit {
+  if (isSparse(json)) return { vector: { case: 'sparse', value: { indices: json.indices, values: json.values } } };
+  if (Array.isArray(json) && Array.isArray(json[0])) return { vector: { case: 'multiDense', value: { vectors: (json as number[][]).map((data) => ({ data })) } } };
+  return { vector: { case: 'dense', value: { data: (json ?? []) as number[] } } };
+}
+
+/** REST's `vector` of a point (absent, one unnamed vector, or named vectors) as VectorsOutput. */
+export function vectorsOutput(json: unknown): MessageInitShape<typeof VectorsOutputSchema> | undefined {
+  if (json === undefined || json === null) return undefined;
+  if (Array.isArray(json)) return { vectorsOptions: { case: 'vector', value: vectorOutput(json) } };
+  const vectors: Record<string, VectorOutputInit> = {};
+  for (const [name, vector] of Object.entries(json as Record<string, unknown>)) vectors[name] = vectorOutput(vector);
+  return { vectorsOptions: { case: 'vectors', value: { vectors } } };
+}
