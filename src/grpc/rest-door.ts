@@ -4,7 +4,7 @@
 // limits, strict mode, the write path and the error messages are therefore the REST door's own,
 // by construction (docs/architecture.md §11).
 import type { FastifyInstance } from 'fastify';
-import type { HandlerContext } from '@connectrpc/connect';
+import type { CallContext } from './transport.js';
 import { parseJson } from '../json/parse.js';
 import { serializeJson } from '../json/serialize.js';
 import { errorFromRest, invalidArgument } from './status.js';
@@ -24,7 +24,7 @@ const credentialHeaders = ['api-key', 'authorization'] as const;
 export class RestDoor {
   constructor(private readonly app: FastifyInstance) {}
 
-  async call<Result>(context: HandlerContext, method: RestMethod, path: string, body?: unknown): Promise<RestAnswer<Result>> {
+  async call<Result>(context: CallContext, method: RestMethod, path: string, body?: unknown): Promise<RestAnswer<Result>> {
     const headers: Record<string, string> = {};
     for (const name of credentialHeaders) {
       const value = context.requestHeader.get(name);

@@ -1,11 +1,11 @@
 // qdrant.Collections: each call is the REST call of docs/api.md §4 through the REST door.
-import type { ServiceImpl } from '@connectrpc/connect';
+import type { ServiceHandlers } from '../transport.js';
 import { collectionInfoMessage, createCollectionToJson, updateCollectionToJson } from '../convert/collections.js';
 import type { Collections } from '../descriptors.js';
 import { collectionPath, type RestDoor } from '../rest-door.js';
 import { notImplementedThroughRest } from './unimplemented.js';
 
-export function collectionsService(door: RestDoor): ServiceImpl<typeof Collections> {
+export function collectionsService(door: RestDoor): ServiceHandlers<typeof Collections> {
   return {
     async get(request, context) {
       const answer = await door.call<Record<string, unknown>>(context, 'GET', collectionPath(request.collectionName));

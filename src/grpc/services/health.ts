@@ -2,13 +2,14 @@
 // The whole server ("") and Qdrant's service names are known; any other name is SERVICE_UNKNOWN
 // (NOT_FOUND for Check, as the protocol says).
 import { create } from '@bufbuild/protobuf';
-import { Code, ConnectError, type ServiceImpl } from '@connectrpc/connect';
+import { Code, ConnectError } from '@connectrpc/connect';
+import type { ServiceHandlers } from '../transport.js';
 import type { Engine } from '../../engine/engine.js';
 import { Health, HealthCheckResponseSchema, ServingStatus } from '../health-descriptor.js';
 
 const knownServices = new Set(['', 'qdrant.Qdrant', 'qdrant.Collections', 'qdrant.Points', 'qdrant.Snapshots']);
 
-export function healthService(engine: Engine, isClosing: () => boolean): ServiceImpl<typeof Health> {
+export function healthService(engine: Engine, isClosing: () => boolean): ServiceHandlers<typeof Health> {
   const status = () => create(HealthCheckResponseSchema, { status: engine.isReady && !isClosing() ? ServingStatus.SERVING : ServingStatus.NOT_SERVING });
   return {
     check(request) {

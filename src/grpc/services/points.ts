@@ -1,5 +1,5 @@
 // qdrant.Points: each call is the REST call of docs/api.md §3/§5 through the REST door.
-import type { ServiceImpl } from '@connectrpc/connect';
+import type { ServiceHandlers } from '../transport.js';
 import { collectionPath, waitQuery, type RestDoor } from '../rest-door.js';
 import { batchOperationToJson } from '../convert/batch.js';
 import { definedOnly, filterToJson } from '../convert/filter.js';
@@ -34,7 +34,7 @@ function matrixBody(request: { filter?: Parameters<typeof filterToJson>[0]; samp
 
 type UpdateResult = { operation_id?: number | bigint | null; status?: string };
 
-export function pointsService(door: RestDoor): ServiceImpl<typeof Points> {
+export function pointsService(door: RestDoor): ServiceHandlers<typeof Points> {
   const write = async (context: Parameters<RestDoor['call']>[0], method: 'PUT' | 'POST', collection: string, tail: string, wait: boolean | undefined, body: Json) => {
     const answer = await door.call<UpdateResult>(context, method, collectionPath(collection, tail) + waitQuery(wait), body);
     return operationResponse(answer.result, answer.time);

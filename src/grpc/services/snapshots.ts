@@ -1,10 +1,10 @@
 // qdrant.Snapshots: snapshots are a 501 group (docs/api.md §9); each call answers as its REST route.
-import type { ServiceImpl } from '@connectrpc/connect';
+import type { ServiceHandlers } from '../transport.js';
 import type { Snapshots } from '../descriptors.js';
 import type { RestDoor } from '../rest-door.js';
 import { notImplementedThroughRest } from './unimplemented.js';
 
-export function snapshotsService(door: RestDoor): ServiceImpl<typeof Snapshots> {
+export function snapshotsService(door: RestDoor): ServiceHandlers<typeof Snapshots> {
   return {
     create: notImplementedThroughRest(door, 'POST', '/snapshots'),
     list: notImplementedThroughRest(door, 'GET', '/snapshots'),
