@@ -1,0 +1,153 @@
+// `npm run bench:async [-- --quick]`: the kernel's async search (VectorIndex.search through the
+// completion channel, the path the server uses) against the synchronous call on the JS thread
+// (searchOnThisThread), same index, same queries, same ef. Sync and async passes are
+// interleaved in several rounds so a shared machine's noise hits both alike; the figure that
+// matters is the ratio async QPS / sync QPS at 1, 2 and 64 searches in flight (docs/architecture.md §6).
+// `--quick` (small data) checks only correctness: async and sync return the same ids and scores.
+import { clusteredDataset, type Dataset } from '../ann/data.js';
+import { createVectorIndex, type WrappedVectorIndex } from '../../src/native/vector-index.js';
+
+const quick = process.argv.includes('--quick');
+const K = 10;
+const EF = 64;
+const rounds = quick ? 1 : Number(process.env.ASYNC_ROUNDS ?? 5);
+const inFlightLevels = [1, 2, 64];
+const datasets: Dataset[] = quick
+  ? [clusteredDataset('5k x 32 Euclid', 'Euclid', 5_000, 32, 300, 50, 21), clusteredDataset('2k x 96 Cosine', 'Cosine', 2_000, 96, 300, 30, 22)]
+  : [
+      clusteredDataset('50k x 128 Euclid', 'Euclid', 50_000, 128, 2_000, 200, 1),
+      clusteredDataset('20k x 768 Cosine', 'Cosine', 20_000, 768, 1_000, 100, 2),
+    ];
+
+async function build(dataset: Dataset): Promise<WrappedVectorIndex> {
+  const index = createVectorIndex({
+    dimension: dataset.dimension,
+    distance: dataset.distance,
+    m: 16,
+    efConstruct: 128,
+    fullScanThreshold: 1000,
+    indexingThreads: 2,
+  }) as WrappedVectorIndex;
+  const batch = 10_000;
+  for (let start = 0; start < dataset.count; start += batch) {
+    const end = Math.min(dataset.count, start + batch);
+    const slots = Uint32Array.from({ length: end - start }, (_, offset) => start + offset);
+    await index.upsert(slots, dataset.vectors.subarray(start * dataset.dimension, end * dataset.dimension));
+  }
+  await index.waitIndexed();
+  return index;
+}
+
+function query(dataset: Dataset, number: number): Float32Array {
+  const at = number % dataset.queryCount;
+  return dataset.queries.subarray(at * dataset.dimension, (at + 1) * dataset.dimension);
+}
+
+interface Pass {
+  queriesPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+}
+
+function summarise(latencies: number[], elapsedMs: number): Pass {
+  latencies.sort((a, b) => a - b);
+  const at = (fraction: number): number => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * fraction))]!;
+  return { queriesPerSecond: (latencies.length * 1000) / elapsedMs, p50Ms: at(0.5), p99Ms: at(0.99) };
+}
+
+function syncPass(index: WrappedVectorIndex, dataset: Dataset, count: number): Pass {
+  const latencies: number[] = [];
+  const start = performance.now();
+  for (let number = 0; number < count; number += 1) {
+    const began = performance.now();
+    index.searchOnThisThread(query(dataset, number), K, { ef: EF });
+    latencies.push(performance.now() - began);
+  }
+  return summarise(latencies, performance.now() - start);
+}
+
+async function asyncPass(index: WrappedVectorIndex, dataset: Dataset, count: number, inFlight: number): Promise<Pass> {
+  const latencies: number[] = [];
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < count) {
+      const number = next;
+      next += 1;
+      const began = performance.now();
+      await index.search(query(dataset, number), K, { ef: EF });
+      latencies.push(performance.now() - began);
+    }
+  };
+  const start = performance.now();
+  await Promise.all(Array.from({ length: inFlight }, worker));
+  return summarise(latencies, performance.now() - start);
+}
+
+/** Async and sync give the same ids and scores for every query, whatever is in flight. */
+async function checkSame(index: WrappedVectorIndex, dataset: Dataset): Promise<number> {
+  let mismatches = 0;
+  const numbers = Array.from({ length: dataset.queryCount }, (_, number) => number);
+  const answers = await Promise.all(numbers.map(async (number) => index.search(query(dataset, number), K, { ef: EF })));
+  for (const number of numbers) {
+    const expected = index.searchOnThisThread(query(dataset, number), K, { ef: EF });
+    const got = answers[number]!;
+    const same =
+      got.slots.length === expected.slots.length &&
+      got.slots.every((slot, at) => slot === expected.slots[at]) &&
+      got.scores.every((score, at) => Object.is(score, expected.scores[at]));
+    if (!same) mismatches += 1;
+  }
+  return mismatches;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
+}
+
+async function main(): Promise<void> {
+  let failures = 0;
+  for (const dataset of datasets) {
+    const built = performance.now();
+    const index = await build(dataset);
+    console.log(`\n${dataset.name}: built in ${((performance.now() - built) / 1000).toFixed(1)} s, k ${K}, ef ${EF}, ${rounds} rounds`);
+    const mismatches = await checkSame(index, dataset);
+    console.log(`  async == sync (ids and scores, ${dataset.queryCount} queries all in flight): ${mismatches === 0 ? 'yes' : `NO, ${mismatches} differ`}`);
+    if (mismatches > 0) failures += 1;
+    if (!quick) {
+      const count = dataset.queryCount;
+      syncPass(index, dataset, count); // warm-up
+      await asyncPass(index, dataset, count, 2);
+      const ratios = new Map<number, number[]>(inFlightLevels.map((level) => [level, []]));
+      const lines: string[] = [];
+      for (let round = 0; round < rounds; round += 1) {
+        for (const inFlight of inFlightLevels) {
+          // Sync right before each async pass, so both see the same machine load.
+          const sync = syncPass(index, dataset, count);
+          const asynchronous = await asyncPass(index, dataset, count, inFlight);
+          const ratio = asynchronous.queriesPerSecond / sync.queriesPerSecond;
+          ratios.get(inFlight)!.push(ratio);
+          lines.push(
+            `  round ${round + 1}, ${String(inFlight).padStart(2)} in flight: sync ${sync.queriesPerSecond.toFixed(0)} QPS ` +
+              `(p50 ${sync.p50Ms.toFixed(3)} / p99 ${sync.p99Ms.toFixed(3)} ms), async ${asynchronous.queriesPerSecond.toFixed(0)} QPS ` +
+              `(p50 ${asynchronous.p50Ms.toFixed(3)} / p99 ${asynchronous.p99Ms.toFixed(3)} ms), ratio ${ratio.toFixed(2)}`,
+          );
+        }
+      }
+      console.log(lines.join('\n'));
+      for (const inFlight of inFlightLevels) {
+        const values = ratios.get(inFlight)!;
+        console.log(
+          `  ${dataset.name}, ${inFlight} in flight: async / sync median ${median(values).toFixed(2)} (rounds: ${values.map((value) => value.toFixed(2)).join(', ')})`,
+        );
+      }
+    }
+    index.close();
+  }
+  if (failures > 0) {
+    console.error(`bench:async: async and sync answers differ on ${failures} data set(s)`);
+    process.exit(1);
+  }
+}
+
+await main();
