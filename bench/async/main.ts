@@ -3,8 +3,11 @@
 // (searchOnThisThread), same index, same queries, same ef. Sync and async passes are
 // interleaved in several rounds so a shared machine's noise hits both alike; the figure that
 // matters is the ratio async QPS / sync QPS at 1, 2 and 64 searches in flight (docs/architecture.md §6).
+// Async is measured twice: as shipped (a search may run inline on the JS thread when nothing
+// else is pending, src/native/inline-search.ts) and with every search forced onto the pool.
 // `--quick` (small data) checks only correctness: async and sync return the same ids and scores.
 import { clusteredDataset, type Dataset } from '../ann/data.js';
+import { setInlineSearch } from '../../src/native/inline-search.js';
 import { createVectorIndex, type WrappedVectorIndex } from '../../src/native/vector-index.js';
 
 const quick = process.argv.includes('--quick');
@@ -111,34 +114,48 @@ async function main(): Promise<void> {
     const built = performance.now();
     const index = await build(dataset);
     console.log(`\n${dataset.name}: built in ${((performance.now() - built) / 1000).toFixed(1)} s, k ${K}, ef ${EF}, ${rounds} rounds`);
-    const mismatches = await checkSame(index, dataset);
-    console.log(`  async == sync (ids and scores, ${dataset.queryCount} queries all in flight): ${mismatches === 0 ? 'yes' : `NO, ${mismatches} differ`}`);
-    if (mismatches > 0) failures += 1;
+    for (const inline of [true, false]) {
+      setInlineSearch(inline);
+      const mismatches = await checkSame(index, dataset);
+      console.log(
+        `  async${inline ? '' : ' (pool only)'} == sync (ids and scores, ${dataset.queryCount} queries all in flight): ${mismatches === 0 ? 'yes' : `NO, ${mismatches} differ`}`,
+      );
+      if (mismatches > 0) failures += 1;
+    }
+    setInlineSearch(true);
     if (!quick) {
       const count = dataset.queryCount;
       syncPass(index, dataset, count); // warm-up
       await asyncPass(index, dataset, count, 2);
-      const ratios = new Map<number, number[]>(inFlightLevels.map((level) => [level, []]));
+      const ratios = new Map<string, number[]>();
+      const keep = (key: string, ratio: number): void => {
+        ratios.set(key, [...(ratios.get(key) ?? []), ratio]);
+      };
+      const describe = (pass: Pass): string =>
+        `${pass.queriesPerSecond.toFixed(0)} QPS (p50 ${pass.p50Ms.toFixed(3)} / p99 ${pass.p99Ms.toFixed(3)} ms)`;
       const lines: string[] = [];
       for (let round = 0; round < rounds; round += 1) {
         for (const inFlight of inFlightLevels) {
           // Sync right before each async pass, so both see the same machine load.
           const sync = syncPass(index, dataset, count);
           const asynchronous = await asyncPass(index, dataset, count, inFlight);
+          setInlineSearch(false);
+          const pooled = await asyncPass(index, dataset, count, inFlight);
+          setInlineSearch(true);
           const ratio = asynchronous.queriesPerSecond / sync.queriesPerSecond;
-          ratios.get(inFlight)!.push(ratio);
+          const pooledRatio = pooled.queriesPerSecond / sync.queriesPerSecond;
+          keep(`${inFlight} in flight`, ratio);
+          keep(`${inFlight} in flight, pool only`, pooledRatio);
           lines.push(
-            `  round ${round + 1}, ${String(inFlight).padStart(2)} in flight: sync ${sync.queriesPerSecond.toFixed(0)} QPS ` +
-              `(p50 ${sync.p50Ms.toFixed(3)} / p99 ${sync.p99Ms.toFixed(3)} ms), async ${asynchronous.queriesPerSecond.toFixed(0)} QPS ` +
-              `(p50 ${asynchronous.p50Ms.toFixed(3)} / p99 ${asynchronous.p99Ms.toFixed(3)} ms), ratio ${ratio.toFixed(2)}`,
+            `  round ${round + 1}, ${String(inFlight).padStart(2)} in flight: sync ${describe(sync)}, async ${describe(asynchronous)} ` +
+              `ratio ${ratio.toFixed(2)}, pool only ${describe(pooled)} ratio ${pooledRatio.toFixed(2)}`,
           );
         }
       }
       console.log(lines.join('\n'));
-      for (const inFlight of inFlightLevels) {
-        const values = ratios.get(inFlight)!;
+      for (const [key, values] of ratios) {
         console.log(
-          `  ${dataset.name}, ${inFlight} in flight: async / sync median ${median(values).toFixed(2)} (rounds: ${values.map((value) => value.toFixed(2)).join(', ')})`,
+          `  ${dataset.name}, ${key}: async / sync median ${median(values).toFixed(2)} (rounds: ${values.map((value) => value.toFixed(2)).join(', ')})`,
         );
       }
     }
