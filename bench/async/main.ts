@@ -20,7 +20,7 @@ const datasets: Dataset[] = quick
   : [
       clusteredDataset('50k x 128 Euclid', 'Euclid', 50_000, 128, 2_000, 200, 1),
       clusteredDataset('20k x 768 Cosine', 'Cosine', 20_000, 768, 1_000, 100, 2),
-    ];
+    ].filter((dataset) => dataset.name.includes(process.env.ASYNC_ONLY ?? ''));
 
 async function build(dataset: Dataset): Promise<WrappedVectorIndex> {
   const index = createVectorIndex({
@@ -52,38 +52,68 @@ interface Pass {
   p99Ms: number;
 }
 
-function summarise(latencies: number[], elapsedMs: number): Pass {
-  latencies.sort((a, b) => a - b);
-  const at = (fraction: number): number => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * fraction))]!;
-  return { queriesPerSecond: (latencies.length * 1000) / elapsedMs, p50Ms: at(0.5), p99Ms: at(0.99) };
+/** Latencies and busy time of one mode, summed over its blocks. */
+class Tally {
+  readonly latencies: number[] = [];
+  elapsedMs = 0;
+
+  pass(): Pass {
+    const sorted = [...this.latencies].sort((a, b) => a - b);
+    const at = (fraction: number): number => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * fraction))]!;
+    return { queriesPerSecond: (sorted.length * 1000) / this.elapsedMs, p50Ms: at(0.5), p99Ms: at(0.99) };
+  }
 }
 
-function syncPass(index: WrappedVectorIndex, dataset: Dataset, count: number): Pass {
-  const latencies: number[] = [];
+function syncBlock(index: WrappedVectorIndex, dataset: Dataset, from: number, count: number, tally: Tally): void {
   const start = performance.now();
-  for (let number = 0; number < count; number += 1) {
+  for (let number = from; number < from + count; number += 1) {
     const began = performance.now();
     index.searchOnThisThread(query(dataset, number), K, { ef: EF });
-    latencies.push(performance.now() - began);
+    tally.latencies.push(performance.now() - began);
   }
-  return summarise(latencies, performance.now() - start);
+  tally.elapsedMs += performance.now() - start;
 }
 
-async function asyncPass(index: WrappedVectorIndex, dataset: Dataset, count: number, inFlight: number): Promise<Pass> {
-  const latencies: number[] = [];
-  let next = 0;
+async function asyncBlock(index: WrappedVectorIndex, dataset: Dataset, from: number, count: number, inFlight: number, tally: Tally): Promise<void> {
+  let next = from;
   const worker = async (): Promise<void> => {
-    while (next < count) {
+    while (next < from + count) {
       const number = next;
       next += 1;
       const began = performance.now();
       await index.search(query(dataset, number), K, { ef: EF });
-      latencies.push(performance.now() - began);
+      tally.latencies.push(performance.now() - began);
     }
   };
   const start = performance.now();
   await Promise.all(Array.from({ length: inFlight }, worker));
-  return summarise(latencies, performance.now() - start);
+  tally.elapsedMs += performance.now() - start;
+}
+
+/**
+ * One round at `inFlight`: the queries in small blocks, each block run sync, async and async on
+ * the pool only, in a rotating order, so load swings on a shared machine (seconds long) fall on
+ * all three alike.
+ */
+async function round(index: WrappedVectorIndex, dataset: Dataset, inFlight: number): Promise<{ sync: Pass; asynchronous: Pass; pooled: Pass }> {
+  const tallies = { sync: new Tally(), asynchronous: new Tally(), pooled: new Tally() };
+  const block = Math.max(50, inFlight * 4);
+  const modes: Array<(from: number, count: number) => Promise<void>> = [
+    async (from, count) => syncBlock(index, dataset, from, count, tallies.sync),
+    async (from, count) => asyncBlock(index, dataset, from, count, inFlight, tallies.asynchronous),
+    async (from, count) => {
+      setInlineSearch(false);
+      await asyncBlock(index, dataset, from, count, inFlight, tallies.pooled);
+      setInlineSearch(true);
+    },
+  ];
+  let turn = 0;
+  for (let from = 0; from < dataset.queryCount; from += block) {
+    const count = Math.min(block, dataset.queryCount - from);
+    for (let offset = 0; offset < modes.length; offset += 1) await modes[(turn + offset) % modes.length]!(from, count);
+    turn += 1;
+  }
+  return { sync: tallies.sync.pass(), asynchronous: tallies.asynchronous.pass(), pooled: tallies.pooled.pass() };
 }
 
 /** Async and sync give the same ids and scores for every query, whatever is in flight. */
@@ -124,9 +154,7 @@ async function main(): Promise<void> {
     }
     setInlineSearch(true);
     if (!quick) {
-      const count = dataset.queryCount;
-      syncPass(index, dataset, count); // warm-up
-      await asyncPass(index, dataset, count, 2);
+      await round(index, dataset, 2); // warm-up
       const ratios = new Map<string, number[]>();
       const keep = (key: string, ratio: number): void => {
         ratios.set(key, [...(ratios.get(key) ?? []), ratio]);
@@ -134,20 +162,15 @@ async function main(): Promise<void> {
       const describe = (pass: Pass): string =>
         `${pass.queriesPerSecond.toFixed(0)} QPS (p50 ${pass.p50Ms.toFixed(3)} / p99 ${pass.p99Ms.toFixed(3)} ms)`;
       const lines: string[] = [];
-      for (let round = 0; round < rounds; round += 1) {
+      for (let number = 0; number < rounds; number += 1) {
         for (const inFlight of inFlightLevels) {
-          // Sync right before each async pass, so both see the same machine load.
-          const sync = syncPass(index, dataset, count);
-          const asynchronous = await asyncPass(index, dataset, count, inFlight);
-          setInlineSearch(false);
-          const pooled = await asyncPass(index, dataset, count, inFlight);
-          setInlineSearch(true);
+          const { sync, asynchronous, pooled } = await round(index, dataset, inFlight);
           const ratio = asynchronous.queriesPerSecond / sync.queriesPerSecond;
           const pooledRatio = pooled.queriesPerSecond / sync.queriesPerSecond;
           keep(`${inFlight} in flight`, ratio);
           keep(`${inFlight} in flight, pool only`, pooledRatio);
           lines.push(
-            `  round ${round + 1}, ${String(inFlight).padStart(2)} in flight: sync ${describe(sync)}, async ${describe(asynchronous)} ` +
+            `  round ${number + 1}, ${String(inFlight).padStart(2)} in flight: sync ${describe(sync)}, async ${describe(asynchronous)} ` +
               `ratio ${ratio.toFixed(2)}, pool only ${describe(pooled)} ratio ${pooledRatio.toFixed(2)}`,
           );
         }

@@ -3,7 +3,7 @@
 // kernel pool (the slow twin, forced with setInlineSearch(false)).
 import { afterEach, describe, expect, it } from 'vitest';
 import { nativeErrorCode } from './errors.js';
-import { INLINE_COST_LIMIT_MS, INLINE_PAUSE, INLINE_RUN_LIMIT, InlineCost, InlineGate, setInlineSearch } from './inline-search.js';
+import { INLINE_BUDGET_MS, INLINE_COST_LIMIT_MS, INLINE_PAUSE, INLINE_SEARCH_SHARE, InlineCost, InlineGate, setInlineSearch } from './inline-search.js';
 import { createVectorIndex, type SearchResult, type VectorIndex } from './vector-index.js';
 import { rejection } from '../../test/support/rejection.js';
 
@@ -107,40 +107,68 @@ describe('search inline and on the pool', () => {
   });
 });
 
-describe('InlineGate', () => {
-  it('inline gate — nothing runs inline while a search is pending on the pool', () => {
-    const gate = new InlineGate();
-    expect(gate.admit(1)).toBe(false);
-    expect(gate.admit(0)).toBe(true);
-  });
+function busyFor(milliseconds: number): void {
+  const until = performance.now() + milliseconds;
+  while (performance.now() < until);
+}
 
-  it('inline gate — at most INLINE_RUN_LIMIT back to back while the event loop never waits', () => {
+describe('InlineGate', () => {
+  it('inline gate — at most INLINE_BUDGET_MS of inline searches while the event loop never waits and the thread does other work', () => {
     const gate = new InlineGate();
     let admitted = 0;
-    for (let attempt = 0; attempt < INLINE_RUN_LIMIT * 3; attempt += 1) if (gate.admit(0)) admitted += 1;
-    expect(admitted).toBe(INLINE_RUN_LIMIT);
+    while (gate.admit()) {
+      // Charged far more than the real time passing: as if searches were a small share.
+      gate.spend(0.5);
+      admitted += 1;
+      expect(admitted).toBeLessThan(1000);
+      busyFor(1);
+    }
+    expect(admitted).toBe(Math.ceil(INLINE_BUDGET_MS / 0.5));
   });
 
-  it('inline gate — the run limit starts over once the event loop has waited', async () => {
+  it('inline gate — the budget is renewed without a wait when searches took nearly all the time', () => {
     const gate = new InlineGate();
-    while (gate.admit(0));
+    let last = performance.now();
+    for (let search = 0; search < 100; search += 1) {
+      expect(gate.admit()).toBe(true);
+      busyFor(0.2);
+      // All of the time since the last search, as if nothing but searches ran.
+      const now = performance.now();
+      gate.spend((now - last) / INLINE_SEARCH_SHARE);
+      last = now;
+    }
+  });
+
+  it('inline gate — the budget is renewed once the event loop has waited', async () => {
+    const gate = new InlineGate();
+    while (gate.admit()) gate.spend(1);
     await new Promise((resolve) => setTimeout(resolve, 5));
-    expect(gate.admit(0)).toBe(true);
+    expect(gate.admit()).toBe(true);
   });
 
   it('inline gate — off means never', () => {
     setInlineSearch(false);
-    expect(new InlineGate().admit(0)).toBe(false);
+    expect(new InlineGate().admit()).toBe(false);
   });
 });
 
 describe('InlineCost', () => {
-  it('inline cost — a search over the cost limit sends the index to the pool for INLINE_PAUSE searches', () => {
+  it('inline cost — one preempted search does not pause the index', () => {
     const cost = new InlineCost();
-    cost.record(INLINE_COST_LIMIT_MS / 2);
+    for (let search = 0; search < 20; search += 1) cost.record(INLINE_COST_LIMIT_MS / 10);
+    cost.record(INLINE_COST_LIMIT_MS * 4);
     expect(cost.cheap()).toBe(true);
-    cost.record(INLINE_COST_LIMIT_MS * 2);
-    let paused = 0;
+  });
+
+  it('inline cost — searches that stay over the cost limit send the index to the pool for INLINE_PAUSE searches', () => {
+    const cost = new InlineCost();
+    let recorded = 0;
+    while (cost.cheap()) {
+      cost.record(INLINE_COST_LIMIT_MS * 3);
+      recorded += 1;
+      expect(recorded).toBeLessThan(10);
+    }
+    let paused = 1;
     while (!cost.cheap()) paused += 1;
     expect(paused).toBe(INLINE_PAUSE);
   });

@@ -3,20 +3,34 @@
 //
 // Handing one search to a kernel thread and back costs two thread wake-ups (the pool's and
 // the JS thread's), which at 128-d took longer than the search itself (bench/README.md,
-// bench:async; docs/architecture.md §6). When the JS thread has nothing else to do the hop buys
+// bench:async; docs/architecture.md §6). When the JS thread has time to spare the hop buys
 // nothing, so the search runs right there. Under load it must not: the server needs the JS
-// thread for HTTP and both cores for searches. "Idle" is judged by two facts: no search is
-// pending on the pool, and the event loop has been idle (waited in its poll phase) since the
-// last few inline searches — under sustained load it never waits, so after a short run every
-// search goes to the pool. A search that turns out expensive (a large unlinked tail scanned
-// exactly) sends its index to the pool for a while.
+// thread for HTTP and both cores for searches. "Time to spare" is measured, not guessed: the
+// JS thread may spend INLINE_BUDGET_MS on inline searches, and the budget is renewed when its
+// event loop has waited (sat idle in its poll phase) since, or when inline searches took
+// nearly all of the thread's time since (INLINE_SEARCH_SHARE: it is doing nothing else, so
+// there is nothing for a hop to make room for — and on a busy machine one hop can cost
+// milliseconds). A saturated server neither waits nor only searches (HTTP takes most of its
+// time), so after one budget its searches go to the pool. A search that turns out expensive (a large unlinked tail scanned exactly, every time)
+// sends its index to the pool for a while.
 import { performance } from 'node:perf_hooks';
 
-/** Inline searches allowed back to back without the event loop waiting once in between. */
-export const INLINE_RUN_LIMIT = 32;
-/** An inline search slower than this sends its index to the pool for INLINE_PAUSE searches. */
-export const INLINE_COST_LIMIT_MS = 1;
+/**
+ * JS-thread time for inline searches between two waits of the event loop: also the longest an
+ * inline run can hold up other callbacks (plus one search).
+ */
+export const INLINE_BUDGET_MS = 4;
+/** Renew the budget without a wait if inline searches took at least this share of the time. */
+export const INLINE_SEARCH_SHARE = 0.8;
+/**
+ * When the running average of an index's inline search times passes this, its searches go to
+ * the pool for INLINE_PAUSE searches. An average, not one search: on a busy machine a 0.1 ms
+ * search is sometimes preempted for milliseconds, which says nothing about its cost.
+ */
+export const INLINE_COST_LIMIT_MS = 2;
 export const INLINE_PAUSE = 1024;
+/** Weight of the newest search in the running average. */
+const COST_WEIGHT = 0.05;
 
 let inlineEnabled = true;
 
@@ -29,25 +43,40 @@ export function setInlineSearch(enabled: boolean): void {
 export class InlineGate {
   private readonly timing = performance.nodeTiming;
   private lastIdleMs = -1;
-  private run = 0;
+  private spentMs = 0;
+  private budgetStartMs = 0;
 
-  /** May the next search run on the JS thread, given `pending` searches on the pool? */
-  admit(pending: number): boolean {
-    if (!inlineEnabled || pending > 0) return false;
+  /** May the next search run on the JS thread? */
+  admit(): boolean {
+    if (!inlineEnabled) return false;
     const idleMs = this.timing.idleTime;
     if (idleMs !== this.lastIdleMs) {
       this.lastIdleMs = idleMs;
-      this.run = 0;
+      this.renew();
     }
-    if (this.run >= INLINE_RUN_LIMIT) return false;
-    this.run += 1;
-    return true;
+    if (this.spentMs < INLINE_BUDGET_MS) return true;
+    if (this.spentMs >= (performance.now() - this.budgetStartMs) * INLINE_SEARCH_SHARE) {
+      this.renew();
+      return true;
+    }
+    return false;
+  }
+
+  private renew(): void {
+    this.spentMs = 0;
+    this.budgetStartMs = performance.now();
+  }
+
+  /** Charges an inline search's time to the budget. */
+  spend(elapsedMs: number): void {
+    this.spentMs += elapsedMs;
   }
 }
 
 /** Per index: whether its recent inline searches stayed cheap. */
 export class InlineCost {
   private pausedFor = 0;
+  private averageMs = 0;
 
   /** False while the index is paused after an expensive inline search (counts the pause down). */
   cheap(): boolean {
@@ -57,6 +86,11 @@ export class InlineCost {
   }
 
   record(elapsedMs: number): void {
-    if (elapsedMs > INLINE_COST_LIMIT_MS) this.pausedFor = INLINE_PAUSE;
+    this.averageMs += (elapsedMs - this.averageMs) * COST_WEIGHT;
+    if (this.averageMs > INLINE_COST_LIMIT_MS) {
+      // Measured afresh once the pause is over.
+      this.averageMs = 0;
+      this.pausedFor = INLINE_PAUSE;
+    }
   }
 }

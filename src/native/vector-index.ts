@@ -94,11 +94,15 @@ export class WrappedVectorIndex implements VectorIndex {
   async search(query: Float32Array, k: number, options?: SearchOptions): Promise<SearchResult> {
     checkSearchOptions(k, options);
     // Exact and filtered searches may scan many points: always on the pool.
-    if (options?.exact !== true && options?.allowed == null && this.inlineCost.cheap() && inlineGate.admit(this.completions.size)) {
+    if (options?.exact !== true && options?.allowed == null && this.inlineCost.cheap() && inlineGate.admit()) {
       const started = performance.now();
-      const result = decodeSingle(this.handle.searchSync(query, k, options?.ef ?? null, null, null));
-      this.inlineCost.record(performance.now() - started);
-      return result;
+      try {
+        return decodeSingle(this.handle.searchSync(query, k, options?.ef ?? null, null, null));
+      } finally {
+        const elapsedMs = performance.now() - started;
+        inlineGate.spend(elapsedMs);
+        this.inlineCost.record(elapsedMs);
+      }
     }
     const buffer = await this.completions.submit((ticket) =>
       this.handle.search(ticket, query, k, options?.ef ?? null, options?.exact ?? null, options?.allowed ?? null),
