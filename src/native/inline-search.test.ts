@@ -116,7 +116,7 @@ describe('InlineGate', () => {
   it('inline gate — at most INLINE_BUDGET_MS of inline searches while the event loop never waits and the thread does other work', () => {
     const gate = new InlineGate();
     let admitted = 0;
-    while (gate.admit()) {
+    while (gate.admit(0)) {
       // Charged far more than the real time passing: as if searches were a small share.
       gate.spend(0.5);
       admitted += 1;
@@ -130,7 +130,7 @@ describe('InlineGate', () => {
     const gate = new InlineGate();
     let last = performance.now();
     for (let search = 0; search < 100; search += 1) {
-      expect(gate.admit()).toBe(true);
+      expect(gate.admit(0)).toBe(true);
       busyFor(0.2);
       // All of the time since the last search, as if nothing but searches ran.
       const now = performance.now();
@@ -141,14 +141,20 @@ describe('InlineGate', () => {
 
   it('inline gate — the budget is renewed once the event loop has waited', async () => {
     const gate = new InlineGate();
-    while (gate.admit()) gate.spend(1);
+    while (gate.admit(0)) gate.spend(1);
     await new Promise((resolve) => setTimeout(resolve, 5));
-    expect(gate.admit()).toBe(true);
+    expect(gate.admit(0)).toBe(true);
+  });
+
+  it('inline gate — nothing runs inline while a search is pending on the pool', () => {
+    const gate = new InlineGate();
+    expect(gate.admit(1)).toBe(false);
+    expect(gate.admit(0)).toBe(true);
   });
 
   it('inline gate — off means never', () => {
     setInlineSearch(false);
-    expect(new InlineGate().admit()).toBe(false);
+    expect(new InlineGate().admit(0)).toBe(false);
   });
 });
 

@@ -94,7 +94,7 @@ export class WrappedVectorIndex implements VectorIndex {
   async search(query: Float32Array, k: number, options?: SearchOptions): Promise<SearchResult> {
     checkSearchOptions(k, options);
     // Exact and filtered searches may scan many points: always on the pool.
-    if (options?.exact !== true && options?.allowed == null && this.inlineCost.cheap() && inlineGate.admit()) {
+    if (options?.exact !== true && options?.allowed == null && this.inlineCost.cheap() && inlineGate.admit(this.completions.size)) {
       const started = performance.now();
       try {
         return decodeSingle(this.handle.searchSync(query, k, options?.ef ?? null, null, null));
