@@ -11,7 +11,8 @@
 // nearly all of the thread's time since (INLINE_SEARCH_SHARE: it is doing nothing else, so
 // there is nothing for a hop to make room for — and on a busy machine one hop can cost
 // milliseconds). A saturated server neither waits nor only searches (HTTP takes most of its
-// time), so after one budget its searches go to the pool. A search that turns out expensive (a large unlinked tail scanned exactly, every time)
+// time), so after one budget its searches go to the pool, and while any search is pending there
+// none runs inline (so under load both cores search until the pool drains). A search that turns out expensive (a large unlinked tail scanned exactly, every time)
 // sends its index to the pool for a while.
 import { performance } from 'node:perf_hooks';
 
@@ -46,9 +47,13 @@ export class InlineGate {
   private spentMs = 0;
   private budgetStartMs = 0;
 
-  /** May the next search run on the JS thread? */
-  admit(): boolean {
-    if (!inlineEnabled) return false;
+  /**
+   * May the next search run on the JS thread, with `pending` searches already on the pool?
+   * Never while any is: then the pool is in use, the load is more than one thread's, and an
+   * inline search would only delay delivering their results.
+   */
+  admit(pending: number): boolean {
+    if (!inlineEnabled || pending > 0) return false;
     const idleMs = this.timing.idleTime;
     if (idleMs !== this.lastIdleMs) {
       this.lastIdleMs = idleMs;
