@@ -146,6 +146,9 @@ describe('InlineGate', () => {
       gate.spend(0.5);
       busyFor(1);
     }
+    // Two timers: the first is due at once (libuv measured its start before the busy loop
+    // above), so only the second makes the loop wait in its poll phase.
+    await new Promise((resolve) => setTimeout(resolve, 5));
     await new Promise((resolve) => setTimeout(resolve, 5));
     expect(gate.admit(0)).toBe(true);
   });
