@@ -11,6 +11,7 @@ const benchmarks = [
   ['bench:filter', 'bench/filter/main.ts'],
   ['bench:sparse', 'bench/sparse/main.ts'],
   ['bench:mixed', 'bench/mixed/main.ts'],
+  ['bench:async', 'bench/async/main.ts'],
 ];
 let failures = 0;
 let ran = 0;

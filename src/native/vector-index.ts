@@ -6,6 +6,7 @@
 import { native } from './addon.js';
 import { Completions } from './completions.js';
 import { NativeError } from './errors.js';
+import { InlineCost, InlineGate } from './inline-search.js';
 import type { NativeVectorIndexHandle } from './vector-index-binding.js';
 import type {
   Distance,
@@ -31,6 +32,9 @@ const MAX_U32 = 0xffff_ffff;
 
 /** One completion channel per loaded copy of this module (one per JS environment). */
 const completions = new Completions((deliver) => new native.CompletionChannel(deliver));
+
+/** Whether a search may run on the JS thread (inline-search.ts); one per JS thread. */
+const inlineGate = new InlineGate();
 
 /** Errors raised here carry a code like the kernel's, so callers cannot tell which side refused. */
 function invalidArgument(detail: string): NativeError {
@@ -69,6 +73,8 @@ function decodeBatch(buffer: ArrayBuffer, queryCount: number): SearchResult[] {
 }
 
 export class WrappedVectorIndex implements VectorIndex {
+  private readonly inlineCost = new InlineCost();
+
   constructor(
     private readonly handle: NativeVectorIndexHandle,
     private readonly completions: Completions,
@@ -87,6 +93,17 @@ export class WrappedVectorIndex implements VectorIndex {
 
   async search(query: Float32Array, k: number, options?: SearchOptions): Promise<SearchResult> {
     checkSearchOptions(k, options);
+    // Exact and filtered searches may scan many points: always on the pool.
+    if (options?.exact !== true && options?.allowed == null && this.inlineCost.cheap() && inlineGate.admit(this.completions.size)) {
+      const started = performance.now();
+      try {
+        return decodeSingle(this.handle.searchSync(query, k, options?.ef ?? null, null, null));
+      } finally {
+        const elapsedMs = performance.now() - started;
+        inlineGate.spend(elapsedMs);
+        this.inlineCost.record(elapsedMs);
+      }
+    }
     const buffer = await this.completions.submit((ticket) =>
       this.handle.search(ticket, query, k, options?.ef ?? null, options?.exact ?? null, options?.allowed ?? null),
     );

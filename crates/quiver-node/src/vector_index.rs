@@ -203,9 +203,9 @@ impl NativeVectorIndex {
         Ok(())
     }
 
-    /// Searches on the calling (JS) thread and returns at once. Not for the server, whose
-    /// searches go through `search` so both cores work: this is the synchronous path the
-    /// benchmark compares with the peers' synchronous calls.
+    /// Searches on the calling (JS) thread and returns at once. The TS `search` calls it when
+    /// the JS thread has time to spare (src/native/inline-search.ts) and `search` otherwise, so
+    /// that under load both cores work; bench:ann and bench:async call it directly.
     #[napi(catch_unwind, ts_return_type = "ArrayBuffer")]
     pub fn search_sync(
         &self,

@@ -1,0 +1,188 @@
+// Rules for inline-search.ts and the two paths of WrappedVectorIndex.search (vector-index.ts):
+// a search run inline on the JS thread must answer, fail and order exactly like one run on the
+// kernel pool (the slow twin, forced with setInlineSearch(false)).
+import { afterEach, describe, expect, it } from 'vitest';
+import { nativeErrorCode } from './errors.js';
+import { INLINE_BUDGET_MS, INLINE_COST_LIMIT_MS, INLINE_PAUSE, INLINE_SEARCH_SHARE, InlineCost, InlineGate, setInlineSearch } from './inline-search.js';
+import { createVectorIndex, type SearchResult, type VectorIndex } from './vector-index.js';
+import { rejection } from '../../test/support/rejection.js';
+
+afterEach(() => setInlineSearch(true));
+
+/** Deterministic pseudo-random vectors (xorshift), so failures reproduce. */
+function randomVectors(count: number, dimension: number, seed: number): Float32Array {
+  let state = seed >>> 0 || 1;
+  const values = new Float32Array(count * dimension);
+  for (let index = 0; index < values.length; index += 1) {
+    state ^= state << 13;
+    state >>>= 0;
+    state ^= state >>> 17;
+    state ^= state << 5;
+    state >>>= 0;
+    values[index] = (state / 0xffff_ffff) * 2 - 1;
+  }
+  return values;
+}
+
+const dimension = 16;
+const pointCount = 2_000;
+const queryCount = 200;
+
+async function builtIndex(): Promise<VectorIndex> {
+  const index = createVectorIndex({ dimension, distance: 'Euclid', m: 16, efConstruct: 64, fullScanThreshold: 1, indexingThreads: 1 });
+  await index.upsert(
+    Uint32Array.from({ length: pointCount }, (_, slot) => slot),
+    randomVectors(pointCount, dimension, 7),
+  );
+  await index.waitIndexed();
+  return index;
+}
+
+function query(queries: Float32Array, number: number): Float32Array {
+  return queries.subarray(number * dimension, (number + 1) * dimension);
+}
+
+function plain(result: SearchResult): { slots: number[]; scores: number[] } {
+  return { slots: Array.from(result.slots), scores: Array.from(result.scores) };
+}
+
+/** Every query in flight at once, each awaited by its own caller. */
+async function allInFlight(index: VectorIndex, queries: Float32Array): Promise<SearchResult[]> {
+  return Promise.all(Array.from({ length: queryCount }, (_, number) => index.search(query(queries, number), 10, { ef: 32 })));
+}
+
+/** One at a time, each awaited before the next starts. */
+async function oneByOne(index: VectorIndex, queries: Float32Array): Promise<SearchResult[]> {
+  const results: SearchResult[] = [];
+  for (let number = 0; number < queryCount; number += 1) results.push(await index.search(query(queries, number), 10, { ef: 32 }));
+  return results;
+}
+
+describe('search inline and on the pool', () => {
+  it('inline search — one at a time and all in flight give the pool path’s ids and scores, query by query', async () => {
+    const index = await builtIndex();
+    const queries = randomVectors(queryCount, dimension, 99);
+    setInlineSearch(false);
+    const pooled = (await oneByOne(index, queries)).map(plain);
+    setInlineSearch(true);
+    expect((await oneByOne(index, queries)).map(plain)).toEqual(pooled);
+    expect((await allInFlight(index, queries)).map(plain)).toEqual(pooled);
+    setInlineSearch(false);
+    // 200 in flight on the pool: each promise gets its own query's answer, whatever order the
+    // kernel threads finish in.
+    expect((await allInFlight(index, queries)).map(plain)).toEqual(pooled);
+    index.close();
+  });
+
+  it('inline search — a wrong dimension and a bad k still reject, on both paths', async () => {
+    const index = await builtIndex();
+    for (const inline of [true, false]) {
+      setInlineSearch(inline);
+      expect(nativeErrorCode(await rejection(index.search(new Float32Array(dimension + 1), 5)))).toBe('DIMENSION_MISMATCH');
+      expect(nativeErrorCode(await rejection(index.search(new Float32Array(dimension), -1)))).toBe('INVALID_ARGUMENT');
+    }
+    index.close();
+  });
+
+  it('inline search — a closed index rejects with INDEX_CLOSED, on both paths', async () => {
+    const index = await builtIndex();
+    index.close();
+    for (const inline of [true, false]) {
+      setInlineSearch(inline);
+      expect(nativeErrorCode(await rejection(index.search(new Float32Array(dimension), 5)))).toBe('INDEX_CLOSED');
+    }
+  });
+
+  it('inline search — filtered and exact searches answer like the pool (they always run there)', async () => {
+    const index = await builtIndex();
+    const allowed = new Uint8Array(pointCount / 8).fill(0b0101_0101);
+    const probe = query(randomVectors(1, dimension, 5), 0);
+    const inline = plain(await index.search(probe, 10, { allowed }));
+    const exact = plain(await index.search(probe, 10, { exact: true }));
+    setInlineSearch(false);
+    expect(plain(await index.search(probe, 10, { allowed }))).toEqual(inline);
+    expect(plain(await index.search(probe, 10, { exact: true }))).toEqual(exact);
+    expect(inline.slots.every((slot) => slot % 2 === 0)).toBe(true);
+    index.close();
+  });
+});
+
+function busyFor(milliseconds: number): void {
+  const until = performance.now() + milliseconds;
+  while (performance.now() < until);
+}
+
+describe('InlineGate', () => {
+  it('inline gate — at most INLINE_BUDGET_MS of inline searches while the event loop never waits and the thread does other work', () => {
+    const gate = new InlineGate();
+    let admitted = 0;
+    while (gate.admit(0)) {
+      // Charged far more than the real time passing: as if searches were a small share.
+      gate.spend(0.5);
+      admitted += 1;
+      expect(admitted).toBeLessThan(1000);
+      busyFor(1);
+    }
+    expect(admitted).toBe(Math.ceil(INLINE_BUDGET_MS / 0.5));
+  });
+
+  it('inline gate — the budget is renewed without a wait when searches took nearly all the time', () => {
+    const gate = new InlineGate();
+    let last = performance.now();
+    for (let search = 0; search < 100; search += 1) {
+      expect(gate.admit(0)).toBe(true);
+      busyFor(0.2);
+      // All of the time since the last search, as if nothing but searches ran.
+      const now = performance.now();
+      gate.spend((now - last) / INLINE_SEARCH_SHARE);
+      last = now;
+    }
+  });
+
+  it('inline gate — the budget is renewed once the event loop has waited', async () => {
+    const gate = new InlineGate();
+    // Used up with the thread mostly busy elsewhere, so only a wait renews it.
+    while (gate.admit(0)) {
+      gate.spend(0.5);
+      busyFor(1);
+    }
+    // Two timers: the first is due at once (libuv measured its start before the busy loop
+    // above), so only the second makes the loop wait in its poll phase.
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(gate.admit(0)).toBe(true);
+  });
+
+  it('inline gate — nothing runs inline while a search is pending on the pool', () => {
+    const gate = new InlineGate();
+    expect(gate.admit(1)).toBe(false);
+    expect(gate.admit(0)).toBe(true);
+  });
+
+  it('inline gate — off means never', () => {
+    setInlineSearch(false);
+    expect(new InlineGate().admit(0)).toBe(false);
+  });
+});
+
+describe('InlineCost', () => {
+  it('inline cost — one preempted search does not pause the index', () => {
+    const cost = new InlineCost();
+    for (let search = 0; search < 20; search += 1) cost.record(INLINE_COST_LIMIT_MS / 10);
+    cost.record(INLINE_COST_LIMIT_MS * 4);
+    expect(cost.cheap()).toBe(true);
+  });
+
+  it('inline cost — searches that stay over the cost limit send the index to the pool for INLINE_PAUSE searches', () => {
+    const cost = new InlineCost();
+    let recorded = 0;
+    while (cost.cheap()) {
+      cost.record(INLINE_COST_LIMIT_MS * 3);
+      recorded += 1;
+      expect(recorded).toBeLessThan(10);
+    }
+    let paused = 1;
+    while (!cost.cheap()) paused += 1;
+    expect(paused).toBe(INLINE_PAUSE);
+  });
+});

@@ -1,0 +1,101 @@
+// When a search may run on the JS thread instead of the kernel pool: the adaptive "inline when
+// idle" path of WrappedVectorIndex.search (vector-index.ts), tested in inline-search.test.ts.
+//
+// Handing one search to a kernel thread and back costs two thread wake-ups (the pool's and
+// the JS thread's), which at 128-d took longer than the search itself (bench/README.md,
+// bench:async; docs/architecture.md §6). When the JS thread has time to spare the hop buys
+// nothing, so the search runs right there. Under load it must not: the server needs the JS
+// thread for HTTP and both cores for searches. "Time to spare" is measured, not guessed: the
+// JS thread may spend INLINE_BUDGET_MS on inline searches, and the budget is renewed when its
+// event loop has waited (sat idle in its poll phase) since, or when inline searches took
+// nearly all of the thread's time since (INLINE_SEARCH_SHARE: it is doing nothing else, so
+// there is nothing for a hop to make room for — and on a busy machine one hop can cost
+// milliseconds). A saturated server neither waits nor only searches (HTTP takes most of its
+// time), so after one budget its searches go to the pool, and while any search is pending there
+// none runs inline (so under load both cores search until the pool drains). A search that turns out expensive (a large unlinked tail scanned exactly, every time)
+// sends its index to the pool for a while.
+import { performance } from 'node:perf_hooks';
+
+/**
+ * JS-thread time for inline searches between two waits of the event loop: also the longest an
+ * inline run can hold up other callbacks (plus one search).
+ */
+export const INLINE_BUDGET_MS = 4;
+/** Renew the budget without a wait if inline searches took at least this share of the time. */
+export const INLINE_SEARCH_SHARE = 0.8;
+/**
+ * When the running average of an index's inline search times passes this, its searches go to
+ * the pool for INLINE_PAUSE searches. An average, not one search: on a busy machine a 0.1 ms
+ * search is sometimes preempted for milliseconds, which says nothing about its cost.
+ */
+export const INLINE_COST_LIMIT_MS = 2;
+export const INLINE_PAUSE = 1024;
+/** Weight of the newest search in the running average. */
+const COST_WEIGHT = 0.05;
+
+let inlineEnabled = true;
+
+/** Off: every search goes through the kernel pool (the slow twin, for tests and bench:async). */
+export function setInlineSearch(enabled: boolean): void {
+  inlineEnabled = enabled;
+}
+
+/** Process-wide: the JS thread is one resource, whichever index asks. */
+export class InlineGate {
+  private readonly timing = performance.nodeTiming;
+  private lastIdleMs = -1;
+  private spentMs = 0;
+  private budgetStartMs = 0;
+
+  /**
+   * May the next search run on the JS thread, with `pending` searches already on the pool?
+   * Never while any is: then the pool is in use, the load is more than one thread's, and an
+   * inline search would only delay delivering their results.
+   */
+  admit(pending: number): boolean {
+    if (!inlineEnabled || pending > 0) return false;
+    const idleMs = this.timing.idleTime;
+    if (idleMs !== this.lastIdleMs) {
+      this.lastIdleMs = idleMs;
+      this.renew();
+    }
+    if (this.spentMs < INLINE_BUDGET_MS) return true;
+    if (this.spentMs >= (performance.now() - this.budgetStartMs) * INLINE_SEARCH_SHARE) {
+      this.renew();
+      return true;
+    }
+    return false;
+  }
+
+  private renew(): void {
+    this.spentMs = 0;
+    this.budgetStartMs = performance.now();
+  }
+
+  /** Charges an inline search's time to the budget. */
+  spend(elapsedMs: number): void {
+    this.spentMs += elapsedMs;
+  }
+}
+
+/** Per index: whether its recent inline searches stayed cheap. */
+export class InlineCost {
+  private pausedFor = 0;
+  private averageMs = 0;
+
+  /** False while the index is paused after an expensive inline search (counts the pause down). */
+  cheap(): boolean {
+    if (this.pausedFor === 0) return true;
+    this.pausedFor -= 1;
+    return false;
+  }
+
+  record(elapsedMs: number): void {
+    this.averageMs += (elapsedMs - this.averageMs) * COST_WEIGHT;
+    if (this.averageMs > INLINE_COST_LIMIT_MS) {
+      // Measured afresh once the pause is over.
+      this.averageMs = 0;
+      this.pausedFor = INLINE_PAUSE;
+    }
+  }
+}
