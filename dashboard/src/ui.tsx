@@ -120,3 +120,20 @@ export function parseJsonField(label: string, text: string): { value?: unknown; 
     return { error: `${label} is not valid JSON: ${error instanceof Error ? error.message : String(error)}` };
   }
 }
+
+/** Which vector a page works on, shown only when the collection has more than one. */
+export function VectorSelect({ vectors, using, onChange }: { vectors: { name: string }[]; using: string; onChange: (name: string) => void }) {
+  if (vectors.length <= 1) return null;
+  return (
+    <label>
+      Vector{' '}
+      <select name="using" value={using} onChange={(event) => onChange(event.currentTarget.value)}>
+        {vectors.map((vector) => (
+          <option key={vector.name} value={vector.name}>
+            {vector.name}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}

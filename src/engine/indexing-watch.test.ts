@@ -1,6 +1,5 @@
-import { Writable } from 'node:stream';
-import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
+import { captureLogger as capture } from '../../test/support/capture-logger.js';
 import type { Collection } from './collection.js';
 import { IndexingWatch } from './indexing-watch.js';
 
@@ -10,17 +9,6 @@ function fakeCollection(name: string, state: { linked: number; total: number; gr
     name,
     indexingProgress: () => ({ vectors: [{ name: '', linked: state.linked, total: state.total, graphInUse: state.graphInUse ?? true }], checkpointing: false }),
   } as unknown as Collection;
-}
-
-function capture(): { logger: pino.Logger; lines: () => Record<string, unknown>[] } {
-  const written: string[] = [];
-  const sink = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      written.push(chunk.toString('utf8'));
-      done();
-    },
-  });
-  return { logger: pino({ level: 'info' }, sink), lines: () => written.map((line) => JSON.parse(line) as Record<string, unknown>) };
 }
 
 describe('IndexingWatch', () => {

@@ -1,18 +1,6 @@
-import { Writable } from 'node:stream';
-import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
+import { captureLogger as capture } from '../../test/support/capture-logger.js';
 import { ProgressLog } from './progress-log.js';
-
-function capture(): { logger: pino.Logger; lines: () => Record<string, unknown>[] } {
-  const written: string[] = [];
-  const sink = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      written.push(chunk.toString('utf8'));
-      done();
-    },
-  });
-  return { logger: pino({ level: 'info' }, sink), lines: () => written.map((line) => JSON.parse(line) as Record<string, unknown>) };
-}
 
 describe('ProgressLog', () => {
   it('progress log — at most one line per interval, with counts, percent, rate and ETA', () => {

@@ -1,21 +1,13 @@
 // Auth and readiness through the gRPC door (docs/api.md §14): the same credentials, permissions
 // and 412 as REST, checked before any work.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Code, ConnectError, createClient } from '@connectrpc/connect';
+import { Code, createClient } from '@connectrpc/connect';
 import { createGrpcTransport } from '@connectrpc/connect-node';
+import { grpcFailure as failure } from './grpc-failure.js';
 import { QdrantClient } from '@qdrant/js-client-grpc';
 import { Health } from '../../src/grpc/health-descriptor.js';
 import { createAccessToken, createAuthApp, loginAdmin, type AuthTestApp } from '../support/auth.js';
 import { createTestApp, type TestApp } from '../support/app.js';
-
-async function failure(call: Promise<unknown>): Promise<ConnectError> {
-  try {
-    await call;
-  } catch (error) {
-    return ConnectError.from(error);
-  }
-  throw new Error('the call succeeded');
-}
 
 function client(port: number, options: { apiKey?: string; headers?: Record<string, string> } = {}): QdrantClient {
   return new QdrantClient({ host: '127.0.0.1', port, https: false, checkCompatibility: false, ...options });

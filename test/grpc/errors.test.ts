@@ -1,8 +1,9 @@
 // gRPC status codes and messages (docs/api.md §14): the REST answer's status mapped to a gRPC
 // code, with REST's own message; malformed messages are INVALID_ARGUMENT, never a crash.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Code, ConnectError, createClient } from '@connectrpc/connect';
+import { Code, createClient } from '@connectrpc/connect';
 import { createGrpcTransport } from '@connectrpc/connect-node';
+import { grpcFailure as failure } from './grpc-failure.js';
 import { Distance } from '@qdrant/js-client-grpc';
 import { Health } from '../../src/grpc/health-descriptor.js';
 import { startGrpcServer, type GrpcTestServer } from './grpc-server.js';
@@ -18,15 +19,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await server.stop();
 });
-
-async function failure(call: Promise<unknown>): Promise<ConnectError> {
-  try {
-    await call;
-  } catch (error) {
-    return ConnectError.from(error);
-  }
-  throw new Error('the call succeeded');
-}
 
 const denseVectors = (data: number[]) => ({ vectorsOptions: { case: 'vector' as const, value: { vector: { case: 'dense' as const, value: { data } } } } });
 

@@ -4,18 +4,10 @@
 // reported as lost, never dropped in silence.
 import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { call, logRecords, newDirectory, removeDirectory, runToExit, startReady } from './fault-support.js';
+import { describe, expect, it } from 'vitest';
+import { call, logRecords, runToExit, scratchDirectories, startReady } from './fault-support.js';
 
-const directories: string[] = [];
-async function directory(label: string): Promise<string> {
-  const created = await newDirectory(label);
-  directories.push(created);
-  return created;
-}
-afterAll(async () => {
-  for (const created of directories) await removeDirectory(created);
-});
+const directory = scratchDirectories();
 
 const dimension = 32;
 /** Incompressible values, so the store keeps its blocks uncompressed (no decompressor to notice a flip). */

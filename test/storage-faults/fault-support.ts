@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { afterAll } from 'vitest';
 import { fileURLToPath } from 'node:url';
 import { startChildServer, waitUntilReady, type ChildServer } from '../support/child-server.js';
 
@@ -23,6 +24,19 @@ export async function newDirectory(label: string): Promise<string> {
 
 export async function removeDirectory(directory: string): Promise<void> {
   await rm(directory, { recursive: true, force: true });
+}
+
+/** A maker of scratch data directories for one test file, each removed after the file's tests. */
+export function scratchDirectories(): (label: string) => Promise<string> {
+  const created: string[] = [];
+  afterAll(async () => {
+    for (const directory of created) await removeDirectory(directory);
+  });
+  return async (label) => {
+    const directory = await newDirectory(label);
+    created.push(directory);
+    return directory;
+  };
 }
 
 /** Starts a server and waits until its engine is ready. */

@@ -2,18 +2,10 @@
 // damaged JWT secret file, and a second server on the same directory. Real child servers.
 import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { call, logRecords, newDirectory, removeDirectory, runToExit, startReady } from './fault-support.js';
+import { describe, expect, it } from 'vitest';
+import { call, logRecords, runToExit, scratchDirectories, startReady } from './fault-support.js';
 
-const directories: string[] = [];
-async function directory(label: string): Promise<string> {
-  const created = await newDirectory(label);
-  directories.push(created);
-  return created;
-}
-afterAll(async () => {
-  for (const created of directories) await removeDirectory(created);
-});
+const directory = scratchDirectories();
 
 const adminEnvironment = {
   QUIVER__AUTH__ENABLED: 'true',

@@ -3,18 +3,10 @@
 // database is never loaded, whatever its file name. Real child servers, real files.
 import { copyFile, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { call, logRecords, newDirectory, removeDirectory, runToExit, startReady } from './fault-support.js';
+import { describe, expect, it } from 'vitest';
+import { call, logRecords, runToExit, scratchDirectories, startReady } from './fault-support.js';
 
-const directories: string[] = [];
-async function directory(label: string): Promise<string> {
-  const created = await newDirectory(label);
-  directories.push(created);
-  return created;
-}
-afterAll(async () => {
-  for (const created of directories) await removeDirectory(created);
-});
+const directory = scratchDirectories();
 
 /** 12 points whose vector names their id: [id, id + 0.5]; `reversed`: id k holds 13 - k's. */
 function points(reversed = false): { id: number; vector: number[] }[] {

@@ -5,7 +5,7 @@ import { useMemo, useState } from 'preact/hooks';
 import { api, collectionPath } from '../api';
 import { principalComponents } from '../pca';
 import { denseVectors, vectorOf, type CollectionInfo, type Record_ } from '../types';
-import { ErrorBox, Section, formatValue } from '../ui';
+import { ErrorBox, Section, formatValue, VectorSelect } from '../ui';
 
 const maxSample = 2000;
 const width = 720;
@@ -112,18 +112,7 @@ export function MapPage({ name, info }: { name: string; info: CollectionInfo }) 
     <div>
       <Section title="Sample">
         <form class="inline-form" id="map-form" onSubmit={(event) => void draw(event)}>
-          {vectors.length > 1 ? (
-            <label>
-              Vector{' '}
-              <select name="using" value={using} onChange={(event) => setUsing(event.currentTarget.value)}>
-                {vectors.map((vector) => (
-                  <option key={vector.name} value={vector.name}>
-                    {vector.name}
-                  </option>
-                ))}
-              </select>
-            </label>
-          ) : null}
+          <VectorSelect vectors={vectors} using={using} onChange={setUsing} />
           <label>
             Points (at most {maxSample}) <input name="size" type="number" min="2" max={maxSample} value={size} onInput={(event) => setSize(event.currentTarget.value)} />
           </label>

@@ -4,7 +4,7 @@
 import { useState } from 'preact/hooks';
 import { api, collectionPath } from '../api';
 import { denseVectors, parsePointId, type CollectionInfo, type PointId, type ScoredPoint } from '../types';
-import { ErrorBox, JsonView, PayloadView, Section, parseJsonField } from '../ui';
+import { ErrorBox, JsonView, PayloadView, Section, parseJsonField, VectorSelect } from '../ui';
 
 type Mode = 'id' | 'vector' | 'fusion';
 
@@ -83,18 +83,7 @@ export function SearchPage({ name, info }: { name: string; info: CollectionInfo 
                 <option value="fusion">fusion of two prefetches</option>
               </select>
             </label>
-            {vectors.length > 1 ? (
-              <label>
-                Vector{' '}
-                <select name="using" value={using} onChange={(event) => setUsing(event.currentTarget.value)}>
-                  {vectors.map((vector) => (
-                    <option key={vector.name} value={vector.name}>
-                      {vector.name}
-                    </option>
-                  ))}
-                </select>
-              </label>
-            ) : null}
+            <VectorSelect vectors={vectors} using={using} onChange={setUsing} />
             {mode === 'fusion' ? (
               <label>
                 Fusion{' '}

@@ -6,9 +6,11 @@ import type { Vector, VectorInput, Vectors, VectorsOutputSchema, VectorOutputSch
 import { invalidArgument } from '../status.js';
 import { idToJson } from './ids.js';
 
-/** One input vector (PointStruct, UpdateVectors). */
-export function vectorToJson(vector: Vector, field: string): unknown {
-  const one = vector.vector;
+/** The explicit vector kinds both Vector and VectorInput carry, as REST's JSON. */
+type ExplicitVector = Vector['vector'] | VectorInput['variant'];
+
+/** The JSON of an explicit vector, or undefined when the oneof holds none of the shared kinds. */
+function explicitVectorToJson(one: ExplicitVector, field: string): unknown {
   switch (one.case) {
     case 'dense':
       return one.value.data;
@@ -21,8 +23,14 @@ export function vectorToJson(vector: Vector, field: string): unknown {
     case 'object':
       throw invalidArgument(field, 'inference inputs (document, image, object) are not supported: send the vector itself');
     default:
-      break;
+      return undefined;
   }
+}
+
+/** One input vector (PointStruct, UpdateVectors). */
+export function vectorToJson(vector: Vector, field: string): unknown {
+  const explicit = explicitVectorToJson(vector.vector, field);
+  if (explicit !== undefined) return explicit;
   // The deprecated flat form older clients still send: data, with indices for sparse and
   // vectors_count for multi-vectors.
   if (vector.indices) return { indices: vector.indices.data, values: vector.data };
@@ -49,22 +57,10 @@ export function vectorsToJson(vectors: Vectors | undefined, field: string): unkn
 /** A query's vector input: a point id, a dense, sparse or multi vector. */
 export function vectorInputToJson(input: VectorInput | undefined, field: string): unknown {
   const one = input?.variant;
-  switch (one?.case) {
-    case 'id':
-      return idToJson(one.value, field);
-    case 'dense':
-      return one.value.data;
-    case 'sparse':
-      return { indices: one.value.indices, values: one.value.values };
-    case 'multiDense':
-      return one.value.vectors.map((dense) => dense.data);
-    case 'document':
-    case 'image':
-    case 'object':
-      throw invalidArgument(field, 'inference inputs (document, image, object) are not supported: send the vector itself');
-    default:
-      throw invalidArgument(field, 'a vector input must be set');
-  }
+  if (one?.case === 'id') return idToJson(one.value, field);
+  const explicit = one === undefined ? undefined : explicitVectorToJson(one, field);
+  if (explicit === undefined) throw invalidArgument(field, 'a vector input must be set');
+  return explicit;
 }
 
 type VectorOutputInit = MessageInitShape<typeof VectorOutputSchema>;
