@@ -6,23 +6,10 @@ import { nativeErrorCode } from './errors.js';
 import { INLINE_BUDGET_MS, INLINE_COST_LIMIT_MS, INLINE_PAUSE, INLINE_SEARCH_SHARE, InlineCost, InlineGate, setInlineSearch } from './inline-search.js';
 import { createVectorIndex, type SearchResult, type VectorIndex } from './vector-index.js';
 import { rejection } from '../../test/support/rejection.js';
+import { xorshiftVectors } from '../../test/support/seeded-random.js';
 
 afterEach(() => setInlineSearch(true));
 
-/** Deterministic pseudo-random vectors (xorshift), so failures reproduce. */
-function randomVectors(count: number, dimension: number, seed: number): Float32Array {
-  let state = seed >>> 0 || 1;
-  const values = new Float32Array(count * dimension);
-  for (let index = 0; index < values.length; index += 1) {
-    state ^= state << 13;
-    state >>>= 0;
-    state ^= state >>> 17;
-    state ^= state << 5;
-    state >>>= 0;
-    values[index] = (state / 0xffff_ffff) * 2 - 1;
-  }
-  return values;
-}
 
 const dimension = 16;
 const pointCount = 2_000;
@@ -32,7 +19,7 @@ async function builtIndex(): Promise<VectorIndex> {
   const index = createVectorIndex({ dimension, distance: 'Euclid', m: 16, efConstruct: 64, fullScanThreshold: 1, indexingThreads: 1 });
   await index.upsert(
     Uint32Array.from({ length: pointCount }, (_, slot) => slot),
-    randomVectors(pointCount, dimension, 7),
+    xorshiftVectors(pointCount, dimension, 7),
   );
   await index.waitIndexed();
   return index;
@@ -61,7 +48,7 @@ async function oneByOne(index: VectorIndex, queries: Float32Array): Promise<Sear
 describe('search inline and on the pool', () => {
   it('inline search — one at a time and all in flight give the pool path’s ids and scores, query by query', async () => {
     const index = await builtIndex();
-    const queries = randomVectors(queryCount, dimension, 99);
+    const queries = xorshiftVectors(queryCount, dimension, 99);
     setInlineSearch(false);
     const pooled = (await oneByOne(index, queries)).map(plain);
     setInlineSearch(true);
@@ -96,7 +83,7 @@ describe('search inline and on the pool', () => {
   it('inline search — filtered and exact searches answer like the pool (they always run there)', async () => {
     const index = await builtIndex();
     const allowed = new Uint8Array(pointCount / 8).fill(0b0101_0101);
-    const probe = query(randomVectors(1, dimension, 5), 0);
+    const probe = query(xorshiftVectors(1, dimension, 5), 0);
     const inline = plain(await index.search(probe, 10, { allowed }));
     const exact = plain(await index.search(probe, 10, { exact: true }));
     setInlineSearch(false);

@@ -7,6 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { nativeErrorCode } from './errors.js';
 import { createVectorIndex, type Distance, loadVectorIndex, type VectorIndex, type VectorIndexOptions } from './vector-index.js';
 import { rejection } from '../../test/support/rejection.js';
+import { xorshiftVectors } from '../../test/support/seeded-random.js';
 
 const directory = mkdtempSync(join(tmpdir(), 'quiver-vector-index-'));
 afterAll(() => rmSync(directory, { recursive: true, force: true }));
@@ -15,20 +16,6 @@ function options(dimension: number, distance: Distance, extra: Partial<VectorInd
   return { dimension, distance, m: 16, efConstruct: 100, fullScanThreshold: 10_000, indexingThreads: 1, ...extra };
 }
 
-/** Deterministic pseudo-random vectors (xorshift), so failures reproduce. */
-function randomVectors(count: number, dimension: number, seed: number): Float32Array {
-  let state = seed >>> 0 || 1;
-  const values = new Float32Array(count * dimension);
-  for (let index = 0; index < values.length; index += 1) {
-    state ^= state << 13;
-    state >>>= 0;
-    state ^= state >>> 17;
-    state ^= state << 5;
-    state >>>= 0;
-    values[index] = (state / 0xffff_ffff) * 2 - 1;
-  }
-  return values;
-}
 
 function slotsUpTo(count: number): Uint32Array {
   return Uint32Array.from({ length: count }, (_, index) => index);
@@ -73,9 +60,9 @@ describe('vector index', () => {
       const dimension = 17;
       const count = 300;
       const index = createVectorIndex(options(dimension, distance));
-      const data = randomVectors(count, dimension, 7);
+      const data = xorshiftVectors(count, dimension, 7);
       await index.upsert(slotsUpTo(count), data);
-      const query = randomVectors(1, dimension, 99);
+      const query = xorshiftVectors(1, dimension, 99);
       const result = await index.search(query, 10);
       const preparedQuery = distance === 'Cosine' ? normalised(query) : query;
       const expected = Array.from({ length: count }, (_, slot) => {
@@ -92,9 +79,9 @@ describe('vector index', () => {
     it(`scoreSlots — ${distance} gives each slot the very score search gives it, NaN without a vector`, async () => {
       const dimension = 31;
       const index = createVectorIndex(options(dimension, distance));
-      await index.upsert(slotsUpTo(200), randomVectors(200, dimension, 5));
+      await index.upsert(slotsUpTo(200), xorshiftVectors(200, dimension, 5));
       await index.delete(Uint32Array.of(9));
-      const query = randomVectors(1, dimension, 77);
+      const query = xorshiftVectors(1, dimension, 77);
       const found = await index.search(query, 20, { exact: true });
       const scores = await index.scoreSlots(query, found.slots);
       expect(Array.from(scores)).toEqual(Array.from(found.scores));
@@ -134,22 +121,22 @@ describe('vector index', () => {
 
   it('filter — only allowed slots are returned, and slots past the bitset are not allowed', async () => {
     const index = createVectorIndex(options(8, 'Euclid'));
-    await index.upsert(slotsUpTo(100), randomVectors(100, 8, 3));
+    await index.upsert(slotsUpTo(100), xorshiftVectors(100, 8, 3));
     const allowedSlots = [4, 17, 33, 60, 99];
-    const result = await index.search(randomVectors(1, 8, 5), 10, { allowed: bitset(allowedSlots, 100) });
+    const result = await index.search(xorshiftVectors(1, 8, 5), 10, { allowed: bitset(allowedSlots, 100) });
     expect(Array.from(result.slots).sort((a, b) => a - b)).toEqual(allowedSlots);
-    const short = await index.search(randomVectors(1, 8, 5), 10, { allowed: bitset([4], 8) });
+    const short = await index.search(xorshiftVectors(1, 8, 5), 10, { allowed: bitset([4], 8) });
     expect(Array.from(short.slots)).toEqual([4]);
     index.close();
   });
 
   it('delete — tombstoned slots are never returned and stats count them', async () => {
     const index = createVectorIndex(options(4, 'Dot'));
-    await index.upsert(slotsUpTo(10), randomVectors(10, 4, 11));
+    await index.upsert(slotsUpTo(10), xorshiftVectors(10, 4, 11));
     await index.delete(Uint32Array.of(2, 3, 500));
     expect(index.has(2)).toBe(false);
     expect(index.has(4)).toBe(true);
-    const result = await index.search(randomVectors(1, 4, 1), 10);
+    const result = await index.search(xorshiftVectors(1, 4, 1), 10);
     expect(Array.from(result.slots).sort((a, b) => a - b)).toEqual([0, 1, 4, 5, 6, 7, 8, 9]);
     expect(index.stats()).toMatchObject({ count: 8, deletedCount: 2 });
     index.close();
@@ -195,7 +182,7 @@ describe('vector index', () => {
 
   it('waitIndexed — resolves with every live vector indexed', async () => {
     const index = createVectorIndex(options(4, 'Cosine'));
-    await index.upsert(slotsUpTo(50), randomVectors(50, 4, 2));
+    await index.upsert(slotsUpTo(50), xorshiftVectors(50, 4, 2));
     await index.waitIndexed();
     expect(index.stats()).toMatchObject({ count: 50, indexedCount: 50, deletedCount: 0 });
     expect(index.stats().memoryBytes).toBeGreaterThan(50 * 4 * 4);
@@ -221,7 +208,7 @@ describe('vector index', () => {
 describe('vector index checkpoint', () => {
   async function savedIndex(name: string): Promise<{ path: string; index: VectorIndex; data: Float32Array }> {
     const index = createVectorIndex(options(6, 'Manhattan'));
-    const data = randomVectors(40, 6, 21);
+    const data = xorshiftVectors(40, 6, 21);
     await index.upsert(slotsUpTo(40), data);
     await index.delete(Uint32Array.of(5));
     const path = join(directory, name);
@@ -237,7 +224,7 @@ describe('vector index checkpoint', () => {
     expect(loaded.index.distance).toBe('Manhattan');
     expect(loaded.index.stats()).toMatchObject({ count: 39, deletedCount: 1 });
     expect(loaded.index.has(5)).toBe(false);
-    const query = randomVectors(1, 6, 8);
+    const query = xorshiftVectors(1, 6, 8);
     const before = await index.search(query, 5);
     const after = await loaded.index.search(query, 5);
     expect(Array.from(after.slots)).toEqual(Array.from(before.slots));

@@ -38,3 +38,18 @@ export function openInterval(next: () => number): () => number {
 export function gaussian(next: () => number, guard = 0): number {
   return Math.sqrt(-2 * Math.log(next() + guard)) * Math.cos(2 * Math.PI * next());
 }
+
+/** Deterministic pseudo-random vectors in [-1, 1] (xorshift32), packed count x dimension, so failures reproduce. */
+export function xorshiftVectors(count: number, dimension: number, seed: number): Float32Array {
+  let state = seed >>> 0 || 1;
+  const values = new Float32Array(count * dimension);
+  for (let index = 0; index < values.length; index += 1) {
+    state ^= state << 13;
+    state >>>= 0;
+    state ^= state >>> 17;
+    state ^= state << 5;
+    state >>>= 0;
+    values[index] = (state / 0xffff_ffff) * 2 - 1;
+  }
+  return values;
+}
