@@ -133,10 +133,14 @@ describe('InlineGate', () => {
       gate.spend(0.5);
       busyFor(1);
     }
-    // Two timers: the first is due at once (libuv measured its start before the busy loop
-    // above), so only the second makes the loop wait in its poll phase.
-    await new Promise((resolve) => setTimeout(resolve, 5));
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    // Wait until the event loop has really sat idle in its poll phase: a timer alone may find
+    // itself already due on a loaded machine (or libuv took its start before the busy loop),
+    // and then the loop never waits. Bounded: 200 timers.
+    const idleBefore = performance.nodeTiming.idleTime;
+    for (let timer = 0; timer < 200 && performance.nodeTiming.idleTime === idleBefore; timer += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    expect(performance.nodeTiming.idleTime).not.toBe(idleBefore);
     expect(gate.admit(0)).toBe(true);
   });
 
