@@ -56,7 +56,9 @@ function describeMember(schema: SchemaShape): string[] {
     case 'bigint':
       return ['integer'];
     case 'array': {
-      const items = schema.items ? describeMember(schema.items) : [];
+      // A number element that may also arrive as bigint (a literal beyond 2^53) is still a number.
+      const described = schema.items ? describeMember(schema.items) : [];
+      const items = described.includes('number') ? described.filter((item) => item !== 'integer') : described;
       return [items.length === 1 && !items[0]!.startsWith('{') ? `list of ${items[0] === 'number' ? 'numbers' : `${items[0]}s`}` : 'list'];
     }
     case 'object': {
@@ -78,7 +80,9 @@ function describeMember(schema: SchemaShape): string[] {
  * for a mix, `expected integer` when the members differ only in representation.
  */
 function unionExpectation(schema: unknown): string | undefined {
-  const members = [...new Set(describeMember(schema as SchemaShape))];
+  const described = [...new Set(describeMember(schema as SchemaShape))];
+  // An integer is a number: a number that may arrive as bigint (beyond 2^53) is `expected number`.
+  const members = described.includes('number') ? described.filter((member) => member !== 'integer') : described;
   if (members.length === 0) return undefined;
   if (members.length === 1) return `expected ${members[0]}`;
   if (members.every((member) => member.startsWith('"'))) return `expected one of ${members.join(', ')}`;

@@ -21,7 +21,12 @@ function Maybe<Schema extends TSchema>(schema: Schema) {
  */
 export const PointIdInput = Type.Union([Type.Integer({ minimum: 0 }), Type.BigInt({ minimum: 0n }), Type.String()]);
 
-export const DenseVector = Type.Array(Type.Number(), { minItems: 1 });
+/**
+ * A dense query vector as sent. Integer literals beyond 2^53 arrive as bigint from the lossless
+ * parser (docs/api.md §2); they are numbers all the same, accepted here as upsert accepts them,
+ * and parseDenseVector turns them into float32 (and checks the float32 range).
+ */
+export const DenseVector = Type.Array(Type.Union([Type.Number(), Type.BigInt()]), { minItems: 1 });
 
 /** What a query may point at: a dense vector or the id of a stored point. */
 export const VectorInput = Type.Union([DenseVector, PointIdInput]);
