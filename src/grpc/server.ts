@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { Collections, Points, Qdrant, Snapshots } from './descriptors.js';
 import { Health } from './health-descriptor.js';
+import { addReflection } from './reflection.js';
 import { RestDoor } from './rest-door.js';
 import { collectionsService } from './services/collections.js';
 import { healthService } from './services/health.js';
@@ -42,6 +43,7 @@ export class GrpcServer {
     addService(server, Points, pointsService(door), this.logger);
     addService(server, Snapshots, snapshotsService(door), this.logger);
     addService(server, Health, healthService(this.app.engine, () => this.closing), this.logger);
+    addReflection(server, [Qdrant, Collections, Points, Snapshots, Health]);
     const address = host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
     const bound = await new Promise<number>((resolve, reject) => {
       server.bindAsync(address, grpc.ServerCredentials.createInsecure(), (error, boundPort) => (error ? reject(error) : resolve(boundPort)));
