@@ -1,9 +1,9 @@
-// Every file the server writes outside the store (the JWT secret, configs) goes through here:
-// temp file, fsync, rename (or link, to never replace), directory fsync. A crash or a failing
+// Every file the server writes outside the store (today the JWT secret) goes through here:
+// temp file, fsync, link (which never replaces an existing file), directory fsync. A crash or a failing
 // disk leaves the old file or the new one, never an empty or half-written one
 // (docs/durability.md). Checkpoints do the same in the kernel (crates/quiver-core/src/checkpoint.rs).
 import { randomBytes } from 'node:crypto';
-import { link, open, rename, rm } from 'node:fs/promises';
+import { link, open, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 
 /** The prefix of this module's temporary files; start-up removes leftovers (leftover-files.ts). */
@@ -32,18 +32,6 @@ async function writeTemporary(path: string, data: string | Uint8Array, mode: num
   }
   await handle.close();
   return temporary;
-}
-
-/** Replaces `path` atomically and durably with `data`. */
-export async function writeFileAtomically(path: string, data: string | Uint8Array, mode = 0o600): Promise<void> {
-  const temporary = await writeTemporary(path, data, mode);
-  try {
-    await rename(temporary, path);
-  } catch (error) {
-    await rm(temporary, { force: true });
-    throw error;
-  }
-  await syncDirectory(dirname(path));
 }
 
 /**

@@ -4,7 +4,7 @@
 // closes and reopens the store before the next write — LevelDB re-runs its recovery, every
 // acknowledged write is kept, and the store's sticky background error is gone — so the server
 // heals by itself once space is freed. The counters are read by `GET /` (`storage`) and by the
-// metrics (storageHealth()).
+// metrics (src/monitoring/storage-metrics.ts), both through Engine.storageStatus.
 import { randomBytes } from 'node:crypto';
 import { rm, statfs, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -175,23 +175,16 @@ export class StorageHealth {
 }
 
 const healthByDatabase = new WeakMap<object, StorageHealth>();
-let latest: StorageHealth | undefined;
 
 /** Attaches health tracking to a newly opened store (database.ts). */
 export function trackStorageHealth(database: Database, options: StorageHealthOptions): StorageHealth {
   const health = new StorageHealth(database, options);
   healthByDatabase.set(database, health);
-  latest = health;
   return health;
 }
 
 export function storageHealthOf(database: object): StorageHealth | undefined {
   return healthByDatabase.get(database);
-}
-
-/** The most recently opened store's health (one store per server process): for the metrics. */
-export function storageHealth(): StorageHealth | undefined {
-  return latest;
 }
 
 /** Every store write goes through here (collection-store.ts, collection-registry.ts). */
