@@ -3,38 +3,17 @@
 // selections are checked against a naive reference computed here from the vectors: the full
 // similarity matrix and Qdrant's picking rule, in float64.
 import { describe, expect, it } from 'vitest';
-import { bruteForce, clusteredVectors, normalise, upsertAll, type DistanceName, type ReferenceHit } from './support/search-data.js';
-import { serverForFile } from './support/server.js';
+import { bruteForce, clusteredVectors, normalise, type DistanceName, type ReferenceHit } from './support/search-data.js';
+import { allDistances, queryPointHits, serverWithDistanceCollections, type Hit } from './support/distance-collections.js';
 
-const distances: DistanceName[] = ['Cosine', 'Euclid', 'Dot', 'Manhattan'];
+const distances = allDistances;
 const dimension = 8;
 // Clusters of near neighbours: where diversity changes the answer.
 const vectors = clusteredVectors(31, 240, dimension, 6).map((vector) => vector.map((value) => Math.round(value * 1000) / 1000));
 const probes = clusteredVectors(32, 4, dimension, 2).map((vector) => vector.map((value) => Math.round(value * 1000) / 1000));
 
-const server = serverForFile({
-  setUp: async () => {
-    for (const distance of distances) {
-      await server.request('PUT', `/collections/${distance}`, { vectors: { size: dimension, distance } });
-      await upsertAll(
-        server.request,
-        distance,
-        vectors.map((vector, id) => ({ id, vector, payload: { group: id % 3 } })),
-      );
-    }
-  },
-});
-
-interface Hit {
-  id: number;
-  score: number;
-}
-
-async function queryPoints(collection: string, body: unknown): Promise<Hit[]> {
-  const response = await server.request('POST', `/collections/${collection}/points/query`, body);
-  if (response.status !== 200) throw new Error(`query failed: ${response.status} ${response.text}`);
-  return response.body.result.points;
-}
+const server = serverWithDistanceCollections(dimension, vectors);
+const queryPoints = (collection: string, body: unknown): Promise<Hit[]> => queryPointHits(server, collection, body);
 
 // ---- the naive reference -------------------------------------------------------------------
 

@@ -2,37 +2,16 @@
 // client: at the root, in a prefetch and in a batch, checked against a slow reference computed
 // here from the definition (Qdrant's naive strategy) in float64.
 import { describe, expect, it } from 'vitest';
-import { expectSameHits, normalise, randomVectors, upsertAll, type DistanceName, type ReferenceHit } from './support/search-data.js';
-import { serverForFile } from './support/server.js';
+import { expectSameHits, normalise, randomVectors, type DistanceName, type ReferenceHit } from './support/search-data.js';
+import { allDistances, queryPointHits, serverWithDistanceCollections, type Hit } from './support/distance-collections.js';
 
-const distances: DistanceName[] = ['Cosine', 'Euclid', 'Dot', 'Manhattan'];
+const distances = allDistances;
 const dimension = 8;
 const vectors = randomVectors(61, 300, dimension);
 const probes = randomVectors(62, 4, dimension);
 
-const server = serverForFile({
-  setUp: async () => {
-    for (const distance of distances) {
-      await server.request('PUT', `/collections/${distance}`, { vectors: { size: dimension, distance } });
-      await upsertAll(
-        server.request,
-        distance,
-        vectors.map((vector, id) => ({ id, vector, payload: { group: id % 3 } })),
-      );
-    }
-  },
-});
-
-interface Hit {
-  id: number;
-  score: number;
-}
-
-async function queryPoints(collection: string, body: unknown): Promise<Hit[]> {
-  const response = await server.request('POST', `/collections/${collection}/points/query`, body);
-  if (response.status !== 200) throw new Error(`query failed: ${response.status} ${response.text}`);
-  return response.body.result.points;
-}
+const server = serverWithDistanceCollections(dimension, vectors);
+const queryPoints = (collection: string, body: unknown): Promise<Hit[]> => queryPointHits(server, collection, body);
 
 // ---- the slow reference ------------------------------------------------------------------------
 

@@ -28,6 +28,29 @@ export interface Contender {
   close(): void;
 }
 
+/**
+ * A QuiverDB index over `dataset`, upserted in batches and fully linked. The concrete class, for
+ * its benchmark-only synchronous search (bench:ann and bench:async build the same way).
+ */
+export async function buildQuiverIndex(dataset: Dataset, options: { m: number; efConstruct: number; threads: number }): Promise<WrappedVectorIndex> {
+  const index = createVectorIndex({
+    dimension: dataset.dimension,
+    distance: dataset.distance,
+    m: options.m,
+    efConstruct: options.efConstruct,
+    fullScanThreshold: 1000,
+    indexingThreads: options.threads,
+  }) as WrappedVectorIndex;
+  const batch = 10_000;
+  for (let start = 0; start < dataset.count; start += batch) {
+    const end = Math.min(dataset.count, start + batch);
+    const slots = Uint32Array.from({ length: end - start }, (_, offset) => start + offset);
+    await index.upsert(slots, dataset.vectors.subarray(start * dataset.dimension, end * dataset.dimension));
+  }
+  await index.waitIndexed();
+  return index;
+}
+
 export class QuiverContender implements Contender {
   readonly name: string;
   private index: WrappedVectorIndex | undefined;
@@ -48,23 +71,7 @@ export class QuiverContender implements Contender {
   }
 
   async build(dataset: Dataset, threads: number): Promise<void> {
-    // The concrete class, for its benchmark-only synchronous search.
-    const index = createVectorIndex({
-      dimension: dataset.dimension,
-      distance: dataset.distance,
-      m: M,
-      efConstruct: EF_CONSTRUCT,
-      fullScanThreshold: 1000,
-      indexingThreads: threads,
-    }) as WrappedVectorIndex;
-    const batch = 10_000;
-    for (let start = 0; start < dataset.count; start += batch) {
-      const end = Math.min(dataset.count, start + batch);
-      const slots = Uint32Array.from({ length: end - start }, (_, offset) => start + offset);
-      await index.upsert(slots, dataset.vectors.subarray(start * dataset.dimension, end * dataset.dimension));
-    }
-    await index.waitIndexed();
-    this.index = index;
+    this.index = await buildQuiverIndex(dataset, { m: M, efConstruct: EF_CONSTRUCT, threads });
   }
 
   setEf(ef: number): void {

@@ -6,9 +6,10 @@
 // Async is measured twice: as shipped (a search may run inline on the JS thread when nothing
 // else is pending, src/native/inline-search.ts) and with every search forced onto the pool.
 // `--quick` (small data) checks only correctness: async and sync return the same ids and scores.
+import { buildQuiverIndex, EF_CONSTRUCT, M } from '../ann/contenders.js';
 import { clusteredDataset, type Dataset } from '../ann/data.js';
 import { setInlineSearch } from '../../src/native/inline-search.js';
-import { createVectorIndex, type WrappedVectorIndex } from '../../src/native/vector-index.js';
+import type { WrappedVectorIndex } from '../../src/native/vector-index.js';
 
 const quick = process.argv.includes('--quick');
 const K = 10;
@@ -22,23 +23,8 @@ const datasets: Dataset[] = quick
       clusteredDataset('20k x 768 Cosine', 'Cosine', 20_000, 768, 1_000, 100, 2),
     ].filter((dataset) => dataset.name.includes(process.env.ASYNC_ONLY ?? ''));
 
-async function build(dataset: Dataset): Promise<WrappedVectorIndex> {
-  const index = createVectorIndex({
-    dimension: dataset.dimension,
-    distance: dataset.distance,
-    m: 16,
-    efConstruct: 128,
-    fullScanThreshold: 1000,
-    indexingThreads: 2,
-  }) as WrappedVectorIndex;
-  const batch = 10_000;
-  for (let start = 0; start < dataset.count; start += batch) {
-    const end = Math.min(dataset.count, start + batch);
-    const slots = Uint32Array.from({ length: end - start }, (_, offset) => start + offset);
-    await index.upsert(slots, dataset.vectors.subarray(start * dataset.dimension, end * dataset.dimension));
-  }
-  await index.waitIndexed();
-  return index;
+function build(dataset: Dataset): Promise<WrappedVectorIndex> {
+  return buildQuiverIndex(dataset, { m: M, efConstruct: EF_CONSTRUCT, threads: 2 });
 }
 
 function query(dataset: Dataset, number: number): Float32Array {
