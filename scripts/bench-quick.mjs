@@ -12,6 +12,7 @@ const benchmarks = [
   ['bench:sparse', 'bench/sparse/main.ts'],
   ['bench:mixed', 'bench/mixed/main.ts'],
   ['bench:async', 'bench/async/main.ts'],
+  ['bench:profile', 'bench/profile/main.ts'],
 ];
 let failures = 0;
 let ran = 0;

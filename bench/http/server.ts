@@ -27,10 +27,20 @@ function cpuSecondsOf(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / ticksPerSecond;
 }
 
-export async function startServer(root: string): Promise<ServerProcess> {
-  const directory = await mkdtemp(join(tmpdir(), 'quiver-bench-http-'));
+export interface StartOptions {
+  /** Node flags placed before the entry (bench:profile passes `--cpu-prof`). */
+  nodeArguments?: string[];
+  /** The entry: the TypeScript source through tsx unless given (bench:profile runs dist/main.js). */
+  entry?: string[];
+  /** A data directory to reuse; it is then left in place at stop (the caller removes it). */
+  directory?: string;
+}
+
+export async function startServer(root: string, options: StartOptions = {}): Promise<ServerProcess> {
+  const directory = options.directory ?? (await mkdtemp(join(tmpdir(), 'quiver-bench-http-')));
   const grpcPort = await freePort();
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', join(root, 'src/main.ts')], {
+  const entry = options.entry ?? ['--import', 'tsx', join(root, 'src/main.ts')];
+  const child: ChildProcess = spawn(process.execPath, [...(options.nodeArguments ?? []), ...entry], {
     cwd: root,
     env: {
       ...process.env,
@@ -70,7 +80,7 @@ export async function startServer(root: string): Promise<ServerProcess> {
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGTERM');
       await exited;
-      await rm(directory, { recursive: true, force: true });
+      if (options.directory === undefined) await rm(directory, { recursive: true, force: true });
     },
   };
 }
