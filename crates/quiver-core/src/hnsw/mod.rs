@@ -13,6 +13,7 @@ mod insert;
 mod integrity;
 mod persist;
 mod search;
+mod search_codes;
 pub mod visited;
 
 use crate::rows::Rows;
