@@ -5,17 +5,28 @@
 
 use super::Graph;
 use crate::top_k::Neighbor;
+
+/// How the walk scores slots: `locate` finds a slot's storage (and starts loading it), `score`
+/// scores it. Split so that a node's unvisited neighbours are all located (prefetched) before
+/// the first is scored, and their loads overlap.
+pub trait SlotScorer {
+    type Handle: Copy;
+    /// The slot's handle and whether it is live; None when it holds no vector.
+    fn locate(&self, slot: u32) -> Option<(Self::Handle, bool)>;
+    fn score(&self, handle: Self::Handle) -> f32;
+}
 use std::cmp::Reverse;
 use std::sync::atomic::Ordering;
 
 impl Graph {
     /// The `k` nearest live nodes passing `accept`, by `distance(slot)` = Some((distance, live))
     /// or None for a slot holding no vector. `slot_bound`: one past the highest slot it may meet.
-    pub fn search_scored<D, F>(&self, distance: &D, slot_bound: u32, k: usize, ef: usize, accept: &F) -> Vec<Neighbor>
+    pub fn search_scored<S, F>(&self, scorer: &S, slot_bound: u32, k: usize, ef: usize, accept: &F) -> Vec<Neighbor>
     where
-        D: Fn(u32) -> Option<(f32, bool)>,
+        S: SlotScorer,
         F: Fn(u32) -> bool,
     {
+        let distance = |slot: u32| scorer.locate(slot).map(|(handle, live)| (scorer.score(handle), live));
         let Some((entry, top)) = self.entry() else { return Vec::new() };
         let Some((entry_distance, entry_live)) = distance(entry) else { return Vec::new() };
         let mut current = Neighbor { distance: entry_distance, slot: entry };
@@ -49,18 +60,24 @@ impl Graph {
             results.push(current);
         }
         let mut worst = f32::INFINITY;
+        let mut fresh: Vec<(u32, S::Handle, bool)> = Vec::with_capacity(self.params.m0);
         while let Some(Reverse(candidate)) = candidates.pop() {
             if candidate.distance > worst {
                 break;
             }
             let Some(row) = self.links(candidate.slot, 0) else { continue };
             let count = (row[0].load(Ordering::Acquire) as usize).min(row.len() - 1);
+            fresh.clear();
             for cell in &row[1..=count] {
                 let slot = cell.load(Ordering::Relaxed);
-                if !visited.insert(slot) {
-                    continue;
+                if visited.insert(slot) {
+                    if let Some((handle, live)) = scorer.locate(slot) {
+                        fresh.push((slot, handle, live));
+                    }
                 }
-                let Some((distance, live)) = distance(slot) else { continue };
+            }
+            for &(slot, handle, live) in &fresh {
+                let distance = scorer.score(handle);
                 if distance < worst {
                     let neighbor = Neighbor { distance, slot };
                     candidates.push(Reverse(neighbor));

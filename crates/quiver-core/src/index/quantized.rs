@@ -8,7 +8,8 @@
 //! While nothing is active, searches use the float graph: answers stay correct throughout.
 
 use super::{lock_mutex, Hit, SearchParams, Shared, VectorIndex, DEFAULT_EF, MAX_K};
-use crate::quantization::{QuantizationConfig, Quantized, MAX_TRAINING_VALUES};
+use crate::hnsw::SlotScorer;
+use crate::quantization::{QuantizationConfig, Quantized, QueryCode, MAX_TRAINING_VALUES};
 use crate::top_k::{Neighbor, TopK};
 use std::sync::{Arc, RwLock};
 
@@ -129,6 +130,29 @@ impl Shared {
     }
 }
 
+/// Scores slots by their codes: a slot's handle is its arena row (codes are kept per row).
+struct CodeScorer<'a> {
+    store: &'a crate::store::VectorStore,
+    quantized: &'a Quantized,
+    code: QueryCode,
+}
+
+impl SlotScorer for CodeScorer<'_> {
+    type Handle = u32;
+
+    #[inline(always)]
+    fn locate(&self, slot: u32) -> Option<(u32, bool)> {
+        let (row, live) = self.store.row_of(slot)?;
+        self.quantized.prefetch(row);
+        Some((row, live))
+    }
+
+    #[inline(always)]
+    fn score(&self, row: u32) -> f32 {
+        self.quantized.distance(&self.code, row)
+    }
+}
+
 impl VectorIndex {
     /// Switches quantization on (or to another configuration) or off. Codes are built in the
     /// background; until they are complete searches use the float vectors.
@@ -191,9 +215,8 @@ impl VectorIndex {
         let options = params.quantization;
         let candidates = if options.rescore { ((k as f64 * options.oversampling.max(1.0)).ceil() as usize).clamp(k, MAX_K) } else { k };
         let ef = params.ef.unwrap_or(DEFAULT_EF).max(candidates);
-        let code = quantized.prepare_query(query);
-        let distance = |slot: u32| store.row_of(slot).map(|(row, live)| (quantized.distance(&code, row), live));
-        let found = shared.graph.search_scored(&distance, store.slot_bound(), candidates, ef, accept);
+        let scorer = CodeScorer { store, quantized, code: quantized.prepare_query(query) };
+        let found = shared.graph.search_scored(&scorer, store.slot_bound(), candidates, ef, accept);
         let mut tail = Vec::new();
         shared.pending.snapshot(&mut tail);
         tail.sort_unstable();

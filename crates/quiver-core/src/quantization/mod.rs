@@ -63,8 +63,9 @@ pub struct Quantized {
     code_length: usize,
     /// Per-dimension means of the trained vectors (binary only; zeros without training data).
     means: Vec<f32>,
+    /// Per arena row: code_length bytes of code, then (int8) its f32 correction, little-endian,
+    /// so scoring a point reads one row.
     codes: Rows<u8>,
-    corrections: Rows<f32>,
     /// How many vectors the range was trained on (the index retrains as the collection grows).
     pub trained_on: usize,
 }
@@ -97,19 +98,11 @@ impl Quantized {
             QuantizationConfig::ScalarInt8 { .. } => dimension,
             QuantizationConfig::BinaryOneBit => dimension.div_ceil(8),
         };
-        Quantized {
-            config,
-            metric,
-            dimension,
-            kernels,
-            low,
-            alpha,
-            code_length,
-            means,
-            codes: Rows::new(code_length),
-            corrections: Rows::new(1),
-            trained_on,
-        }
+        let row_length = match config {
+            QuantizationConfig::ScalarInt8 { .. } => code_length + 4,
+            QuantizationConfig::BinaryOneBit => code_length,
+        };
+        Quantized { config, metric, dimension, kernels, low, alpha, code_length, means, codes: Rows::new(row_length), trained_on }
     }
 
     pub fn kernels_name(&self) -> &'static str {
@@ -121,7 +114,7 @@ impl Quantized {
     }
 
     pub fn memory_bytes(&self) -> usize {
-        self.codes.allocated_bytes() + self.corrections.allocated_bytes()
+        self.codes.allocated_bytes()
     }
 
     /// The code of `vector` and its correction term.
@@ -163,13 +156,13 @@ impl Quantized {
     pub fn encode_row(&self, row: u32, vector: &[f32]) {
         let row = row as usize;
         self.codes.ensure(row);
-        self.corrections.ensure(row);
         // SAFETY: write-once rows (see above): nobody reads this row until it is published.
-        let code = unsafe { self.codes.row_mut(row) };
+        let stored = unsafe { self.codes.row_mut(row) };
+        let (code, tail) = stored.split_at_mut(self.code_length);
         let correction = self.encode(vector, code);
-        // SAFETY: as above.
-        let cell = unsafe { self.corrections.row_mut(row) };
-        cell[0] = correction;
+        if tail.len() == 4 {
+            tail.copy_from_slice(&correction.to_le_bytes());
+        }
     }
 
     pub fn prepare_query(&self, query: &[f32]) -> QueryCode {
@@ -178,20 +171,37 @@ impl Quantized {
         QueryCode { code, correction }
     }
 
+    /// Asks the CPU to start loading the code of arena row `row` (a hint; see store.rs).
+    #[inline(always)]
+    pub fn prefetch(&self, row: u32) {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(stored) = self.codes.get(row as usize) {
+            // SAFETY: prefetch is a hint; the address lies inside an allocated row.
+            unsafe { std::arch::x86_64::_mm_prefetch(stored.as_ptr() as *const i8, std::arch::x86_64::_MM_HINT_T0) };
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = row;
+    }
+
     /// Estimated internal distance (smaller is better, as distance/mod.rs) from the query to
     /// the code of arena row `row`.
     #[inline(always)]
     pub fn distance(&self, query: &QueryCode, row: u32) -> f32 {
-        let code = self.codes.row(row as usize);
+        let stored = self.codes.row(row as usize);
+        let code = &stored[..self.code_length];
+        let correction = || match stored[self.code_length..] {
+            [a, b, c, d] => f32::from_le_bytes([a, b, c, d]),
+            _ => 0.0,
+        };
         match self.config {
             QuantizationConfig::ScalarInt8 { .. } => match self.metric {
                 Metric::Cosine | Metric::Dot => {
                     let dot = (self.kernels.dot_u8)(&query.code, code) as f32;
-                    -(self.alpha * self.alpha * dot + query.correction + self.corrections.row(row as usize)[0])
+                    -(self.alpha * self.alpha * dot + query.correction + correction())
                 }
                 Metric::Euclid => {
                     let dot = (self.kernels.dot_u8)(&query.code, code) as f32;
-                    (query.correction + self.corrections.row(row as usize)[0] - 2.0 * self.alpha * self.alpha * dot).max(0.0)
+                    (query.correction + correction() - 2.0 * self.alpha * self.alpha * dot).max(0.0)
                 }
                 Metric::Manhattan => self.alpha * (self.kernels.l1_u8)(&query.code, code) as f32,
             },
