@@ -1,6 +1,7 @@
-//! aarch64 NEON code kernels (NEON is baseline on aarch64). Not compiled on the x86 build
-//! machine (no aarch64 target installed there): kept simple so it can be checked by reading,
-//! and tested against the scalar twins by `cargo test` on any arm64 host.
+//! aarch64 NEON code kernels (NEON is baseline on aarch64). On the x86 build machine they are
+//! compiled and linted (`cargo clippy --target aarch64-unknown-linux-gnu`) but not run: kept
+//! simple so they can be checked by reading, and tested against the scalar twins by
+//! `cargo test` on any arm64 host.
 
 use super::kernels::{scalar_dot_u8, scalar_hamming, scalar_l1_u8, CodeKernels};
 use std::arch::aarch64::*;
