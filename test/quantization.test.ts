@@ -85,6 +85,18 @@ describe('quantization', () => {
       for (const hit of hits) expect(hit.score).toBeCloseTo(cosine(points[Number(hit.id)]!.vector, query), 5);
     }
     expect(recall(found, truth)).toBeGreaterThanOrEqual(0.9);
+    // rescore false: the codes' estimates come back, close to the float scores but not them.
+    const { points: estimated } = await client.query('int8', { query: queries[0]!, limit: 10, params: { quantization: { rescore: false } } });
+    const differences = estimated.map((hit) => Math.abs(hit.score - cosine(points[Number(hit.id)]!.vector, queries[0]!)));
+    expect(Math.max(...differences)).toBeLessThan(0.05);
+    expect(Math.max(...differences)).toBeGreaterThan(1e-6);
+    // The same option inside a prefetch reaches the kernel too (its candidates feed the root).
+    const { points: prefetched } = await client.query('int8', {
+      prefetch: [{ query: queries[0]!, limit: 20, params: { quantization: { oversampling: 2 } } }],
+      query: queries[0]!,
+      limit: 10,
+    });
+    expect(recall([prefetched.map((hit) => Number(hit.id))], [truth[0]!])).toBeGreaterThanOrEqual(0.9);
     // ignore: the float graph answers, as without quantization.
     const { points: ignored } = await client.query('int8', { query: queries[0]!, limit: 10, params: { quantization: { ignore: true } } });
     expect(recall([ignored.map((hit) => Number(hit.id))], [truth[0]!])).toBeGreaterThanOrEqual(0.9);
