@@ -162,6 +162,9 @@ describe('quantization', () => {
     const search = await server.request('POST', '/collections/searched/points/search', { vector: [1, 2, 3, 4], limit: 1, params: { quantization: { oversampling: 0.5 } } });
     expect(search.status).toBe(400);
     expect(search.body.status.error).toMatch(/oversampling/);
+    // A huge factor is no error: the candidates are capped at the kernel's bound.
+    const huge = await server.request('POST', '/collections/searched/points/search', { vector: [1, 2, 3, 4], limit: 1, params: { quantization: { oversampling: 1e12 } } });
+    expect(huge.status).toBe(200);
   });
 
   it('restart and SIGKILL — a quantized collection comes back with its codes rebuilt from the stored vectors', async () => {

@@ -59,7 +59,10 @@ function checkSearchOptions(k: number, options: SearchOptions | undefined): void
 /** The positional quantization arguments of the native search calls. */
 function quantizationArguments(options: SearchOptions | undefined): [boolean | null, boolean | null, number | null] {
   const quantization = options?.quantization;
-  return [quantization?.ignore ?? null, quantization?.rescore ?? null, quantization?.oversampling ?? null];
+  // The kernel collects at most 1,000,000 candidates, so a larger factor changes nothing; capped
+  // here because the kernel refuses one above that.
+  const oversampling = quantization?.oversampling === undefined ? null : Math.min(quantization.oversampling, 1_000_000);
+  return [quantization?.ignore ?? null, quantization?.rescore ?? null, oversampling];
 }
 
 /** Views over one result buffer (see crates/quiver-node/src/result_bytes.rs); no copy. */
