@@ -89,8 +89,8 @@ describe('quantization alias', () => {
   });
 
   it('PATCH — quantization replaces, "Disabled" removes', async () => {
-    expect(await server.client.updateCollection('alias', { quantization: { product: { compression: 'x8' } } } as never)).toBe(true);
-    expect((await server.client.getCollection('alias')).config.quantization_config).toEqual({ product: { compression: 'x8' } });
+    expect(await server.client.updateCollection('alias', { quantization: { binary: { always_ram: true } } } as never)).toBe(true);
+    expect((await server.client.getCollection('alias')).config.quantization_config).toEqual({ binary: { always_ram: true } });
     expect((await server.request('PATCH', '/collections/alias', { quantization: 'Disabled' })).status).toBe(200);
     expect((await server.client.getCollection('alias')).config.quantization_config).toBeNull();
   });

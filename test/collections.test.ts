@@ -24,7 +24,7 @@ describe('create and describe', () => {
       hnsw_config: { m: 32, ef_construct: 200, payload_m: 8 },
       optimizers_config: { indexing_threshold: 5000, deleted_threshold: 0.3 },
       wal_config: { wal_capacity_mb: 64 },
-      quantization_config: { product: { compression: 'x16', always_ram: true } },
+      quantization_config: { scalar: { type: 'int8', quantile: 0.99, always_ram: true } },
       on_disk_payload: false,
       shard_number: 2,
       replication_factor: 3,
@@ -50,7 +50,7 @@ describe('create and describe', () => {
     expect(info.config.hnsw_config).toMatchObject({ m: 32, ef_construct: 200, payload_m: 8, full_scan_threshold: 10000 });
     expect(info.config.optimizer_config).toMatchObject({ indexing_threshold: 5000, deleted_threshold: 0.3 });
     expect(info.config.wal_config).toMatchObject({ wal_capacity_mb: 64 });
-    expect(info.config.quantization_config).toEqual({ product: { compression: 'x16', always_ram: true } });
+    expect(info.config.quantization_config).toEqual({ scalar: { type: 'int8', quantile: 0.99, always_ram: true } });
     expect((info.config as Record<string, unknown>).metadata).toEqual({ owner: 'tests', nested: { level: 1 } });
   });
 

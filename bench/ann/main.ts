@@ -10,12 +10,16 @@ import vm from 'node:vm';
 import { instructionSet } from './native-info.js';
 import { clusteredDataset, type Dataset } from './data.js';
 import { HnswlibContender, K, QuiverContender, UsearchContender, type Contender, EF_CONSTRUCT, M } from './contenders.js';
+import { runQuantized } from './quantized.js';
 import { groundTruth, recallAt } from './truth.js';
 
 v8.setFlagsFromString('--expose-gc');
 const collectGarbage = vm.runInNewContext('gc') as () => void;
 
 const quick = process.argv.includes('--quick');
+/** `--quantized`: also the int8 / binary comparison on the 768-d set; `--quantized-only`: only it. */
+const quantizedOnly = process.argv.includes('--quantized-only');
+const quantized = quantizedOnly || process.argv.includes('--quantized');
 const sweep = quick ? [16, 32, 64, 128] : [10, 16, 24, 32, 48, 64, 96, 128, 192, 256];
 const passes = quick ? 2 : 3;
 const datasets: Dataset[] = quick
@@ -207,6 +211,12 @@ async function main(): Promise<void> {
   let worstRecall = 1;
   const results: Record<string, Row[]> = {};
   for (const dataset of datasets) {
+    if (quantized && dataset.distance === 'Cosine') {
+      const lines = await runQuantized(dataset, await groundTruth(dataset));
+      output.push(...lines, '');
+      console.log(lines.join('\n') + '\n');
+    }
+    if (quantizedOnly) continue;
     const { rows, lines, quiverRecall } = await runDataset(dataset);
     results[dataset.name] = rows;
     worstRecall = Math.min(worstRecall, quiverRecall);
@@ -214,8 +224,9 @@ async function main(): Promise<void> {
     console.log(lines.join('\n') + '\n');
   }
   mkdirSync('bench/results', { recursive: true });
-  writeFileSync(`bench/results/ann${quick ? '-quick' : ''}.md`, output.join('\n'));
-  writeFileSync(`bench/results/ann${quick ? '-quick' : ''}.json`, JSON.stringify(results, null, 2));
+  const suffix = `${quick ? '-quick' : ''}${quantizedOnly ? '-quantized' : ''}`;
+  writeFileSync(`bench/results/ann${suffix}.md`, output.join('\n'));
+  writeFileSync(`bench/results/ann${suffix}.json`, JSON.stringify(results, null, 2));
   console.log(`QuiverDB best recall@10 (worst dataset): ${worstRecall.toFixed(4)}`);
   if (worstRecall < 0.9) {
     console.error('bench:ann: QuiverDB recall@10 is below 0.9');

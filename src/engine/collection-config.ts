@@ -3,6 +3,7 @@
 // do not act on yet are still validated, stored and echoed, so Qdrant clients see what they sent.
 // The request schemas themselves are in ./collection-request-schemas.ts.
 import type { Distance } from '../native/vector-index.js';
+import { unsupportedQuantization } from './quantization.js';
 import type { CreateCollectionRequest, StrictModeConfig, UpdateCollectionRequest, VectorParams } from './collection-request-schemas.js';
 
 type Json = Record<string, unknown>;
@@ -79,7 +80,11 @@ function quantizationOf<Value>(request: { quantization_config?: Value; quantizat
   if (request.quantization_config != null && request.quantization != null) {
     throw new ConfigProblem(`${where}quantization`, 'give either quantization_config or quantization, not both');
   }
-  return request.quantization_config ?? request.quantization ?? undefined;
+  const value = request.quantization_config ?? request.quantization ?? undefined;
+  // Shapes QuiverDB does not act on are refused rather than stored and ignored (docs/api.md §15).
+  const unsupported = unsupportedQuantization(value);
+  if (unsupported) throw new ConfigProblem(`${where}quantization_config.${unsupported.field}`, unsupported.message);
+  return value;
 }
 
 /** The stored form of one vector's parameters: nulls removed, the quantization alias folded in. */

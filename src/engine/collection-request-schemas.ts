@@ -98,7 +98,9 @@ const BinaryQuantization = Type.Object(
   },
   strict,
 );
-export const QuantizationConfigSchema = Type.Union([ScalarQuantization, ProductQuantization, BinaryQuantization]);
+// Qdrant v1.19's TurboQuant shape: accepted by the schema so that the refusal names it (docs/api.md §15).
+const TurboQuantization = Type.Object({ turbo: Type.Record(Type.String(), Type.Unknown()) }, strict);
+export const QuantizationConfigSchema = Type.Union([ScalarQuantization, ProductQuantization, BinaryQuantization, TurboQuantization]);
 
 export const VectorParamsSchema = Type.Object(
   {

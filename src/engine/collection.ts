@@ -7,6 +7,7 @@ import { mkdir, rm } from 'node:fs/promises';
 import type { Logger } from 'pino';
 import { errors } from '../errors.js';
 import { createVectorIndex } from '../native/index.js';
+import { quantizationFor } from './quantization.js';
 import type { SparseIndex, SparseSearchOptions, SparseVector } from '../native/sparse-index-contract.js';
 import type { SearchOptions, SearchResult, VectorIndex, VectorIndexOptions } from '../native/vector-index.js';
 import type { Distance } from '../native/vector-index-contract.js';
@@ -196,6 +197,16 @@ export class Collection {
   /** Replaces the stored configuration (PATCH); the registry persists it. */
   setConfig(config: CollectionConfig): void {
     this.currentConfig = config;
+    this.applyQuantization();
+  }
+
+  /**
+   * Hands each dense index the quantization that applies to it (docs/api.md §15). Codes are not
+   * in the checkpoint: they are rebuilt from the stored vectors in the background after a load,
+   * and on a switch; the kernel ignores a setting it already has.
+   */
+  private applyQuantization(): void {
+    for (const [name, index] of this.indexes) index.setQuantization(quantizationFor(this.currentConfig, name));
   }
 
   get vectorLayout(): VectorLayout {
@@ -246,6 +257,7 @@ export class Collection {
     for (const name of Object.keys(this.currentConfig.vectors)) {
       this.indexes.set(name, createVectorIndex(vectorIndexOptions(this.currentConfig, name)));
     }
+    this.applyQuantization();
     this.sparse.initializeEmpty();
   }
 
@@ -264,6 +276,7 @@ export class Collection {
     sparseIndexes: ReadonlyMap<string, SparseIndex> = new Map(),
   ): void {
     for (const [name, index] of indexes) this.indexes.set(name, index);
+    this.applyQuantization();
     this.sparse.restore(sparseIndexes);
     this.checkpointer.restore(lastOperationId, checkpointedOperationId, checkpointIndexedCounts);
     this.table.finishRestore();
@@ -404,6 +417,8 @@ export class Collection {
       if (!graphInUse(this.currentConfig, name, stats.count)) continue;
       indexedVectors += stats.indexedCount;
       if (stats.indexedCount < stats.count) yellow = true;
+      // Quantization codes being built in the background (docs/api.md §15): searches use floats meanwhile.
+      if (index.quantizationStatus().building) yellow = true;
     }
     const kernelFault = this.checkpointer.kernelFault;
     return {
@@ -543,6 +558,7 @@ export class Collection {
       this.currentConfig = next;
       if (index) this.indexes.set(name, index);
       else this.sparse.add(name);
+      this.applyQuantization();
       return { operation_id: this.lastOperationId, status: 'completed' } satisfies WriteResult;
     });
   }

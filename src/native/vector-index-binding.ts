@@ -12,10 +12,42 @@ export interface NativeVectorIndexHandle {
   upsert(slots: Uint32Array, vectors: Float32Array): Promise<void>;
   delete(slots: Uint32Array): Promise<void>;
   /** Starts a search; the completion channel delivers slots (u32 × n) then scores (f32 × n). */
-  search(ticket: number, query: Float32Array, k: number, ef?: number | null, exact?: boolean | null, allowed?: Uint8Array | null): void;
-  searchSync(query: Float32Array, k: number, ef?: number | null, exact?: boolean | null, allowed?: Uint8Array | null): ArrayBuffer;
+  search(
+    ticket: number,
+    query: Float32Array,
+    k: number,
+    ef?: number | null,
+    exact?: boolean | null,
+    allowed?: Uint8Array | null,
+    ignoreQuantization?: boolean | null,
+    rescore?: boolean | null,
+    oversampling?: number | null,
+  ): void;
+  searchSync(
+    query: Float32Array,
+    k: number,
+    ef?: number | null,
+    exact?: boolean | null,
+    allowed?: Uint8Array | null,
+    ignoreQuantization?: boolean | null,
+    rescore?: boolean | null,
+    oversampling?: number | null,
+  ): ArrayBuffer;
   /** Starts a batch; delivers counts (u32 × queries), slots (u32 × total), scores (f32 × total). */
-  searchBatch(ticket: number, queries: Float32Array, k: number, ef?: number | null, exact?: boolean | null, allowed?: Uint8Array | null): void;
+  searchBatch(
+    ticket: number,
+    queries: Float32Array,
+    k: number,
+    ef?: number | null,
+    exact?: boolean | null,
+    allowed?: Uint8Array | null,
+    ignoreQuantization?: boolean | null,
+    rescore?: boolean | null,
+    oversampling?: number | null,
+  ): void;
+  setQuantization(kind: string | null, quantile: number | null): void;
+  quantizationStatus(): { enabled: boolean; active: boolean; building: boolean; memoryBytes: number };
+  waitQuantized(): Promise<void>;
   /** Starts scoring `slots` against `query`; delivers scores (f32 × slots, NaN: no live vector). */
   scoreSlots(ticket: number, query: Float32Array, slots: Uint32Array): void;
   /** Starts an MMR pick among `slots`; delivers positions into `slots` (u32 × picked). */

@@ -32,6 +32,27 @@ export interface SearchOptions {
    * slots may be returned. Absent: every live slot is allowed.
    */
   allowed?: Uint8Array;
+  /** `params.quantization` (docs/api.md §15); no effect on an index without quantization. */
+  quantization?: QuantizationSearchOptions;
+}
+
+/** Search-time quantization options; defaults as Qdrant's: ignore false, rescore true, oversampling 1. */
+export interface QuantizationSearchOptions {
+  ignore?: boolean;
+  rescore?: boolean;
+  oversampling?: number;
+}
+
+/** What the kernel quantizes with: int8 scalar codes (quantile in 0.5..1) or one bit per value. */
+export type KernelQuantization = { kind: 'int8'; quantile?: number } | { kind: 'binary' };
+
+export interface QuantizationStatus {
+  enabled: boolean;
+  /** Codes complete and used by searches. */
+  active: boolean;
+  /** Codes being built in the background (the collection reports yellow meanwhile). */
+  building: boolean;
+  memoryBytes: number;
 }
 
 /** Best first. `scores` use the wire convention (docs/api.md §4): Cosine/Dot similarity, larger is
@@ -84,6 +105,14 @@ export interface VectorIndex {
   /** Whether `slot` holds a live vector. */
   has(slot: number): boolean;
   stats(): VectorIndexStats;
+  /**
+   * Switches quantization on (or to another kind) or off (null). Codes are (re)built from the
+   * stored vectors in the background; searches stay correct meanwhile. Same kind again: no-op.
+   */
+  setQuantization(quantization: KernelQuantization | null): void;
+  quantizationStatus(): QuantizationStatus;
+  /** Resolves once no quantization codes are being built. */
+  waitQuantized(): Promise<void>;
   /** Resolves once every upserted vector is linked into the graph. */
   waitIndexed(): Promise<void>;
   /**

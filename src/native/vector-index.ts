@@ -11,6 +11,8 @@ import type { NativeVectorIndexHandle } from './vector-index-binding.js';
 import type {
   Distance,
   LoadedVectorIndex,
+  KernelQuantization,
+  QuantizationStatus,
   SearchOptions,
   SearchResult,
   VectorIndex,
@@ -19,6 +21,8 @@ import type {
 } from './vector-index-contract.js';
 
 export type {
+  KernelQuantization,
+  QuantizationStatus,
   Distance,
   LoadedVectorIndex,
   SearchOptions,
@@ -50,6 +54,15 @@ function checkCount(name: string, value: number): void {
 function checkSearchOptions(k: number, options: SearchOptions | undefined): void {
   checkCount('k', k);
   if (options?.ef !== undefined) checkCount('ef', options.ef);
+}
+
+/** The positional quantization arguments of the native search calls. */
+function quantizationArguments(options: SearchOptions | undefined): [boolean | null, boolean | null, number | null] {
+  const quantization = options?.quantization;
+  // The kernel collects at most 1,000,000 candidates, so a larger factor changes nothing; capped
+  // here because the kernel refuses one above that.
+  const oversampling = quantization?.oversampling === undefined ? null : Math.min(quantization.oversampling, 1_000_000);
+  return [quantization?.ignore ?? null, quantization?.rescore ?? null, oversampling];
 }
 
 /** Views over one result buffer (see crates/quiver-node/src/result_bytes.rs); no copy. */
@@ -97,7 +110,7 @@ export class WrappedVectorIndex implements VectorIndex {
     if (options?.exact !== true && options?.allowed == null && this.inlineCost.cheap() && inlineGate.admit(this.completions.size)) {
       const started = performance.now();
       try {
-        return decodeSingle(this.handle.searchSync(query, k, options?.ef ?? null, null, null));
+        return decodeSingle(this.handle.searchSync(query, k, options?.ef ?? null, null, null, ...quantizationArguments(options)));
       } finally {
         const elapsedMs = performance.now() - started;
         inlineGate.spend(elapsedMs);
@@ -105,7 +118,7 @@ export class WrappedVectorIndex implements VectorIndex {
       }
     }
     const buffer = await this.completions.submit((ticket) =>
-      this.handle.search(ticket, query, k, options?.ef ?? null, options?.exact ?? null, options?.allowed ?? null),
+      this.handle.search(ticket, query, k, options?.ef ?? null, options?.exact ?? null, options?.allowed ?? null, ...quantizationArguments(options)),
     );
     return decodeSingle(buffer);
   }
@@ -117,13 +130,15 @@ export class WrappedVectorIndex implements VectorIndex {
    */
   searchOnThisThread(query: Float32Array, k: number, options?: SearchOptions): SearchResult {
     checkSearchOptions(k, options);
-    return decodeSingle(this.handle.searchSync(query, k, options?.ef ?? null, options?.exact ?? null, options?.allowed ?? null));
+    return decodeSingle(
+      this.handle.searchSync(query, k, options?.ef ?? null, options?.exact ?? null, options?.allowed ?? null, ...quantizationArguments(options)),
+    );
   }
 
   async searchBatch(queries: Float32Array, k: number, options?: SearchOptions): Promise<SearchResult[]> {
     checkSearchOptions(k, options);
     const buffer = await this.completions.submit((ticket) =>
-      this.handle.searchBatch(ticket, queries, k, options?.ef ?? null, options?.exact ?? null, options?.allowed ?? null),
+      this.handle.searchBatch(ticket, queries, k, options?.ef ?? null, options?.exact ?? null, options?.allowed ?? null, ...quantizationArguments(options)),
     );
     // The kernel refuses a batch whose length is not a whole number of queries.
     return decodeBatch(buffer, queries.length / this.dimension);
@@ -153,6 +168,19 @@ export class WrappedVectorIndex implements VectorIndex {
   stats(): VectorIndexStats {
     const stats = this.handle.stats();
     return { count: stats.count, indexedCount: stats.indexedCount, deletedCount: stats.deletedCount, memoryBytes: stats.memoryBytes };
+  }
+
+  setQuantization(quantization: KernelQuantization | null): void {
+    this.handle.setQuantization(quantization?.kind ?? null, quantization?.kind === 'int8' ? (quantization.quantile ?? null) : null);
+  }
+
+  quantizationStatus(): QuantizationStatus {
+    const status = this.handle.quantizationStatus();
+    return { enabled: status.enabled, active: status.active, building: status.building, memoryBytes: status.memoryBytes };
+  }
+
+  async waitQuantized(): Promise<void> {
+    return this.handle.waitQuantized();
   }
 
   async waitIndexed(): Promise<void> {

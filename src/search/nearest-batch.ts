@@ -22,7 +22,7 @@ function isPlainNearest(plan: QueryPlan): boolean {
 }
 
 function tuningKey(plan: QueryPlan): string {
-  return `${plan.using}\u0000${plan.tuning.ef ?? ''}\u0000${plan.tuning.exact}`;
+  return `${plan.using}\u0000${plan.tuning.ef ?? ''}\u0000${plan.tuning.exact}\u0000${JSON.stringify(plan.tuning.quantization ?? {})}`;
 }
 
 /**
@@ -59,6 +59,7 @@ export async function runNearestGroup(collection: Collection, plans: readonly Qu
   const found = await collection.nearestBatch(first.using, queries, k, {
     ...(first.tuning.ef !== undefined ? { ef: first.tuning.ef } : {}),
     exact: first.tuning.exact,
+    ...(first.tuning.quantization ? { quantization: first.tuning.quantization } : {}),
   });
   const order = scoreOrderOf(index.distance);
   positions.forEach((position, number) => {

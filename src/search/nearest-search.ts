@@ -27,6 +27,7 @@ export async function nearestInCollection(
   const found = await collection.nearest(stage.using, query, limit + excluded.size, {
     ...(stage.tuning.ef !== undefined ? { ef: stage.tuning.ef } : {}),
     exact: stage.tuning.exact,
+    ...(stage.tuning.quantization ? { quantization: stage.tuning.quantization } : {}),
     ...(allowed ? { allowed: new Uint8Array(allowed.words.buffer, allowed.words.byteOffset, allowed.words.byteLength) } : {}),
   });
   const points: Scored[] = [];

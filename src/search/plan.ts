@@ -55,8 +55,10 @@ export interface SearchTuning {
   ef?: number;
   /** True: brute force, never the graph. */
   exact: boolean;
-  /** `quantization.oversampling` as sent: no effect yet, but strict mode bounds it. */
+  /** `quantization.oversampling` as sent (strict mode bounds it). */
   oversampling?: number;
+  /** `params.quantization` as sent (docs/api.md §15); undefined = the defaults. */
+  quantization?: { ignore?: boolean; rescore?: boolean; oversampling?: number };
 }
 
 export interface LookupSpec {

@@ -68,6 +68,14 @@ function tuningOf(params: SearchParams | null | undefined): SearchTuning {
   if (params?.hnsw_ef !== undefined && params.hnsw_ef !== null && params.hnsw_ef > 0) tuning.ef = params.hnsw_ef;
   const oversampling = params?.quantization?.oversampling;
   if (oversampling !== undefined && oversampling !== null) tuning.oversampling = oversampling;
+  const quantization = params?.quantization;
+  if (quantization) {
+    tuning.quantization = {
+      ...(quantization.ignore != null ? { ignore: quantization.ignore } : {}),
+      ...(quantization.rescore != null ? { rescore: quantization.rescore } : {}),
+      ...(oversampling != null ? { oversampling } : {}),
+    };
+  }
   return tuning;
 }
 

@@ -136,7 +136,7 @@ export const SearchParams = Type.Object(
     // 0 would be a walk that looks at nothing: refused, as Qdrant refuses it.
     hnsw_ef: Maybe(Type.Integer({ minimum: 1, maximum: 100_000 })),
     exact: Maybe(Type.Boolean()),
-    // Accepted for client compatibility; the float path ignores them until quantization lands.
+    // docs/api.md §15: used when the vector is quantized, no effect otherwise.
     quantization: Maybe(
       Type.Object(
         { ignore: Maybe(Type.Boolean()), rescore: Maybe(Type.Boolean()), oversampling: Maybe(Type.Number({ minimum: 1 })) },

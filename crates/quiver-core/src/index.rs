@@ -11,7 +11,10 @@
 //! index/scoring.rs.
 
 mod persist;
+mod quantized;
 mod scoring;
+
+pub use quantized::{QuantizationSearch, QuantizationStatus};
 
 use crate::bitset::AllowedSlots;
 use crate::brute_force;
@@ -71,6 +74,8 @@ pub struct SearchParams<'a> {
     pub ef: Option<usize>,
     pub exact: bool,
     pub allowed: Option<AllowedSlots<'a>>,
+    /// `params.quantization` of docs/api.md §15; ignored when the index is not quantized.
+    pub quantization: QuantizationSearch,
 }
 
 /// One result: slot and wire-convention score.
@@ -99,6 +104,8 @@ struct Shared {
     indexing: RwLock<()>,
     /// Tombstoned slots that are still graph nodes.
     graph_tombstones: AtomicUsize,
+    /// Quantized codes (index/quantized.rs); read by searches, changed under the write gate.
+    quantization: RwLock<quantized::QuantizationState>,
 }
 
 /// A builder thread with nothing to link exits after this long (short in tests, so the
@@ -172,6 +179,7 @@ impl VectorIndex {
                 write_gate: Mutex::new(()),
                 indexing: RwLock::new(()),
                 graph_tombstones: AtomicUsize::new(0),
+                quantization: RwLock::new(quantized::QuantizationState::default()),
                 params,
             }),
         })
@@ -247,6 +255,7 @@ impl VectorIndex {
             for (slot, vector) in slots.iter().zip(vectors.chunks_exact(dimension)) {
                 prepared.copy_from_slice(vector);
                 store.prepare(&mut prepared);
+                self.shared.encode_new_row(store.next_row(), &prepared);
                 if store.put(*slot, &prepared) == SlotState::Deleted && self.shared.graph.contains(*slot) {
                     let _ = self
                         .shared
@@ -255,6 +264,9 @@ impl VectorIndex {
                 }
             }
             self.queue_for_linking(slots.iter().copied());
+            if self.shared.wants_training() {
+                self.shared.start_building();
+            }
         }
         Ok(())
     }
@@ -314,6 +326,12 @@ impl VectorIndex {
         if scan {
             return Ok(self.to_hits(brute_force::search(store, &prepared, k, params.allowed)));
         }
+        if let Some(quantized) = self.quantizer_for(params) {
+            return Ok(match params.allowed {
+                Some(allowed) => self.search_quantized(&quantized, &prepared, k, params, &|slot: u32| allowed.contains(slot)),
+                None => self.search_quantized(&quantized, &prepared, k, params, &|_slot: u32| true),
+            });
+        }
         let ef = params.ef.unwrap_or(DEFAULT_EF).max(k);
         let neighbors = match params.allowed {
             Some(allowed) => {
@@ -356,7 +374,7 @@ impl VectorIndex {
 
     /// The exact answer, whatever the parameters say: the oracle for recall tests.
     pub fn search_exact(&self, query: &[f32], k: usize, allowed: Option<AllowedSlots<'_>>) -> KernelResult<Vec<Hit>> {
-        self.search(query, k, &SearchParams { ef: None, exact: true, allowed })
+        self.search(query, k, &SearchParams { ef: None, exact: true, allowed, ..SearchParams::default() })
     }
 
     fn to_hits(&self, neighbors: Vec<Neighbor>) -> Vec<Hit> {
@@ -374,7 +392,10 @@ impl VectorIndex {
             count,
             indexed_count: count.saturating_sub(unlinked),
             deleted_count: shared.store.deleted_count(),
-            memory_bytes: shared.store.memory_bytes() + shared.graph.memory_bytes() + std::mem::size_of::<Shared>(),
+            memory_bytes: shared.store.memory_bytes()
+                + shared.graph.memory_bytes()
+                + shared.quantization_memory()
+                + std::mem::size_of::<Shared>(),
         }
     }
 

@@ -79,7 +79,7 @@ fn filtered_search_keeps_recall_at_1_and_10_percent_selectivity() {
         let recall = measured_recall(&index, &queries, 10, 64, Some(allowed));
         assert!(recall >= 0.9, "{percent}% filter: recall@10 {recall}");
         for query in queries.chunks_exact(16).take(5) {
-            let params = SearchParams { ef: Some(64), exact: false, allowed: Some(allowed) };
+            let params = SearchParams { ef: Some(64), exact: false, allowed: Some(allowed), ..SearchParams::default() };
             for hit in index.search(query, 10, &params).unwrap() {
                 assert!(allowed.contains(hit.slot), "slot {} is not allowed", hit.slot);
             }
@@ -95,7 +95,13 @@ fn a_small_filter_is_answered_by_an_exact_scan() {
     let data = clustered(500, 8, 5, 4);
     index.upsert(&slots(500), &data).unwrap();
     let bits = [0b0000_0010u8];
-    let hits = index.search(&data[..8], 10, &SearchParams { ef: Some(1), exact: false, allowed: Some(AllowedSlots::new(&bits)) }).unwrap();
+    let hits = index
+        .search(
+            &data[..8],
+            10,
+            &SearchParams { ef: Some(1), exact: false, allowed: Some(AllowedSlots::new(&bits)), ..SearchParams::default() },
+        )
+        .unwrap();
     assert_eq!(hits.iter().map(|hit| hit.slot).collect::<Vec<_>>(), vec![1]);
 }
 

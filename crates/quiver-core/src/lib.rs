@@ -12,6 +12,7 @@ pub mod hnsw;
 pub mod index;
 pub mod mmr;
 pub mod pending;
+pub mod quantization;
 pub mod rows;
 pub mod sparse;
 pub mod store;
@@ -20,7 +21,7 @@ pub mod top_k;
 pub use bitset::AllowedSlots;
 pub use distance::Metric;
 pub use error::{ErrorCode, KernelError, KernelResult};
-pub use index::{Hit, IndexParams, IndexStats, SearchParams, VectorIndex};
+pub use index::{Hit, IndexParams, IndexStats, QuantizationSearch, QuantizationStatus, SearchParams, VectorIndex};
 pub use sparse::{SparseIndex, SparseSearchParams, SparseStats};
 
 #[cfg(test)]

@@ -21,6 +21,7 @@ const ALIGN: usize = 64;
 /// Implement only for types where the all-zero bit pattern is a valid, meaningful value.
 pub unsafe trait Zeroable {}
 unsafe impl Zeroable for f32 {}
+unsafe impl Zeroable for u8 {}
 unsafe impl Zeroable for u32 {}
 unsafe impl Zeroable for std::sync::atomic::AtomicU32 {}
 unsafe impl Zeroable for std::sync::atomic::AtomicU64 {}

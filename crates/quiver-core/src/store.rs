@@ -138,6 +138,27 @@ impl VectorStore {
         Some(self.arena.row(((entry & ROW_MASK) - 1) as usize))
     }
 
+    /// The arena row of `slot` and whether it is live, from one slot-table read (quantized
+    /// codes are kept per row: quantization/mod.rs).
+    #[inline(always)]
+    pub fn row_of(&self, slot: u32) -> Option<(u32, bool)> {
+        let entry = self.entry(slot);
+        if entry == 0 {
+            return None;
+        }
+        Some(((entry & ROW_MASK) - 1, entry & DELETED == 0))
+    }
+
+    /// The row the next `put` will write (the caller holds the write gate, so it is stable).
+    pub fn next_row(&self) -> u32 {
+        self.next_row.load(Ordering::Acquire)
+    }
+
+    /// The vector in arena row `row` (< `next_row()`), published or replaced.
+    pub fn row_vector(&self, row: u32) -> &[f32] {
+        self.arena.row(row as usize)
+    }
+
     /// Distance from `query` to `slot`'s vector; the slot must hold one.
     #[inline(always)]
     pub fn distance_to(&self, query: &[f32], slot: u32) -> f32 {

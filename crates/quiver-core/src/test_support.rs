@@ -68,7 +68,7 @@ pub fn measured_recall(index: &VectorIndex, queries: &[f32], k: usize, ef: usize
     let mut found = Vec::new();
     let mut truth = Vec::new();
     for query in queries.chunks_exact(dimension) {
-        let params = crate::SearchParams { ef: Some(ef), exact: false, allowed };
+        let params = crate::SearchParams { ef: Some(ef), exact: false, allowed, ..Default::default() };
         found.push(index.search(query, k, &params).unwrap());
         truth.push(index.search_exact(query, k, allowed).unwrap());
     }

@@ -10,7 +10,7 @@ use crate::external_memory::MemoryReport;
 use crate::pool::{file_pool, pool, Pool};
 use crate::result_bytes::ResultBytes;
 use napi::bindgen_prelude::*;
-use quiver_core::{AllowedSlots, Hit, SearchParams, VectorIndex};
+use quiver_core::{AllowedSlots, Hit, QuantizationSearch, SearchParams, VectorIndex};
 use std::sync::Arc;
 
 /// Runs `work` on a kernel thread; `finish` turns its result into the promise's value on the
@@ -140,11 +140,17 @@ pub struct SearchRequest {
     pub ef: Option<usize>,
     pub exact: bool,
     pub allowed: Option<Uint8Array>,
+    pub quantization: QuantizationSearch,
 }
 
 impl SearchRequest {
     fn run(&self, query: &[f32]) -> Result<Vec<Hit>> {
-        let params = SearchParams { ef: self.ef, exact: self.exact, allowed: self.allowed.as_ref().map(|bytes| AllowedSlots::new(bytes)) };
+        let params = SearchParams {
+            ef: self.ef,
+            exact: self.exact,
+            allowed: self.allowed.as_ref().map(|bytes| AllowedSlots::new(bytes)),
+            quantization: self.quantization,
+        };
         self.index.search(query, self.k, &params).map_err(from_kernel)
     }
 }

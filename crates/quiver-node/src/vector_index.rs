@@ -11,9 +11,29 @@ use crate::result_bytes::ResultBytes;
 use crate::tasks::{self, run_file_job, run_waiting, Queries, SearchRequest, SlotWork};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
-use quiver_core::{IndexParams, Metric, VectorIndex};
+use quiver_core::quantization::QuantizationConfig;
+use quiver_core::{IndexParams, Metric, QuantizationSearch, VectorIndex};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
+
+#[napi(object)]
+pub struct NativeQuantizationStatus {
+    pub enabled: bool,
+    /// Codes complete and used by searches.
+    pub active: bool,
+    /// Codes being built in the background (the collection reports yellow).
+    pub building: bool,
+    pub memory_bytes: f64,
+}
+
+/// `params.quantization` of a search (docs/api.md §15), Qdrant's defaults filled in.
+fn quantization_search(ignore: Option<bool>, rescore: Option<bool>, oversampling: Option<f64>) -> Result<QuantizationSearch> {
+    let oversampling = oversampling.unwrap_or(1.0);
+    if !(1.0..=1_000_000.0).contains(&oversampling) {
+        return Err(invalid(format!("oversampling must be between 1 and 1000000, got {oversampling}")));
+    }
+    Ok(QuantizationSearch { ignore: ignore.unwrap_or(false), rescore: rescore.unwrap_or(true), oversampling })
+}
 
 #[napi(object)]
 pub struct NativeStats {
@@ -162,6 +182,9 @@ impl NativeVectorIndex {
         ef: Option<u32>,
         exact: Option<bool>,
         allowed: Option<Uint8Array>,
+        ignore_quantization: Option<bool>,
+        rescore: Option<bool>,
+        oversampling: Option<f64>,
     ) -> Result<()> {
         let request = SearchRequest {
             index: self.index()?,
@@ -170,6 +193,7 @@ impl NativeVectorIndex {
             ef: ef.map(|value| value as usize),
             exact: exact.unwrap_or(false),
             allowed,
+            quantization: quantization_search(ignore_quantization, rescore, oversampling)?,
         };
         tasks::search(&env, Arc::clone(&self.channel), ticket, request);
         Ok(())
@@ -190,6 +214,9 @@ impl NativeVectorIndex {
         ef: Option<u32>,
         exact: Option<bool>,
         allowed: Option<Uint8Array>,
+        ignore_quantization: Option<bool>,
+        rescore: Option<bool>,
+        oversampling: Option<f64>,
     ) -> Result<()> {
         let request = SearchRequest {
             index: self.index()?,
@@ -198,6 +225,7 @@ impl NativeVectorIndex {
             ef: ef.map(|value| value as usize),
             exact: exact.unwrap_or(false),
             allowed,
+            quantization: quantization_search(ignore_quantization, rescore, oversampling)?,
         };
         tasks::search_batch(&env, Arc::clone(&self.channel), ticket, request);
         Ok(())
@@ -207,6 +235,8 @@ impl NativeVectorIndex {
     /// the JS thread has time to spare (src/native/inline-search.ts) and `search` otherwise, so
     /// that under load both cores work; bench:ann and bench:async call it directly.
     #[napi(catch_unwind, ts_return_type = "ArrayBuffer")]
+    // Positional JS arguments, as `search`.
+    #[allow(clippy::too_many_arguments)]
     pub fn search_sync(
         &self,
         query: Float32ArraySlice<'_>,
@@ -214,6 +244,9 @@ impl NativeVectorIndex {
         ef: Option<u32>,
         exact: Option<bool>,
         allowed: Option<Uint8Array>,
+        ignore_quantization: Option<bool>,
+        rescore: Option<bool>,
+        oversampling: Option<f64>,
     ) -> Result<ResultBytes> {
         let request = SearchRequest {
             index: self.index()?,
@@ -222,6 +255,7 @@ impl NativeVectorIndex {
             ef: ef.map(|value| value as usize),
             exact: exact.unwrap_or(false),
             allowed,
+            quantization: quantization_search(ignore_quantization, rescore, oversampling)?,
         };
         guarded(|| tasks::search_now(&request))
     }
@@ -275,6 +309,37 @@ impl NativeVectorIndex {
             deleted_count: stats.deleted_count as f64,
             memory_bytes: stats.memory_bytes as f64,
         })
+    }
+
+    /// Switches quantization: kind "int8" (with `quantile` in [0.5, 1] or none), "binary"
+    /// (one bit), or none to switch it off. Codes are built in the background
+    /// (`quantizationStatus`, `waitQuantized`); searches stay correct meanwhile.
+    #[napi(catch_unwind)]
+    pub fn set_quantization(&self, kind: Option<String>, quantile: Option<f64>) -> Result<()> {
+        let config = match kind.as_deref() {
+            None => None,
+            Some("int8") => Some(QuantizationConfig::ScalarInt8 { quantile: quantile.map(|value| value as f32) }),
+            Some("binary") => Some(QuantizationConfig::BinaryOneBit),
+            Some(other) => return Err(invalid(format!("unknown quantization kind {other:?}"))),
+        };
+        self.index()?.set_quantization(config).map_err(from_kernel)
+    }
+
+    #[napi(catch_unwind)]
+    pub fn quantization_status(&self) -> Result<NativeQuantizationStatus> {
+        let status = self.index()?.quantization_status();
+        Ok(NativeQuantizationStatus {
+            enabled: status.enabled,
+            active: status.active,
+            building: status.building,
+            memory_bytes: status.memory_bytes as f64,
+        })
+    }
+
+    #[napi(catch_unwind, ts_return_type = "Promise<void>")]
+    pub fn wait_quantized<'env>(&self, env: &'env Env) -> Result<Object<'env>> {
+        let index = self.index()?;
+        run_waiting(env, move || index.wait_quantized())
     }
 
     #[napi(catch_unwind, ts_return_type = "Promise<void>")]

@@ -27,6 +27,7 @@ import type { DescMessage } from '@bufbuild/protobuf';
 import { invalidArgument } from '../status.js';
 import { definedOnly } from './filter.js';
 import { plainMessage } from './plain.js';
+import { quantizationMessage, quantizationToJson } from './quantization.js';
 import { mapToJson, jsonToMap } from './values.js';
 
 type Json = Record<string, unknown>;
@@ -42,9 +43,9 @@ function optimizersToJson(config: OptimizersConfigDiff | undefined): Json | unde
   return json;
 }
 
-function vectorParamsToJson(params: VectorParams, field: string): Json {
-  if (params.quantizationConfig) throw invalidArgument(`${field}.quantization_config`, 'quantization is not supported through gRPC; use the REST API');
+function vectorParamsToJson(params: VectorParams): Json {
   return definedOnly({
+    quantization_config: quantizationToJson(params.quantizationConfig),
     size: Number(params.size),
     // The enum's names are REST's distance names (Cosine, Euclid, Dot, Manhattan).
     distance: Distance[params.distance],
@@ -55,19 +56,19 @@ function vectorParamsToJson(params: VectorParams, field: string): Json {
   });
 }
 
-function vectorsConfigToJson(config: VectorsConfig | undefined, field: string): unknown {
+function vectorsConfigToJson(config: VectorsConfig | undefined): unknown {
   const one = config?.config;
-  if (one?.case === 'params') return vectorParamsToJson(one.value, field);
+  if (one?.case === 'params') return vectorParamsToJson(one.value);
   if (one?.case === 'paramsMap') {
     const named: Json = {};
-    for (const [name, params] of Object.entries(one.value.map)) named[name] = vectorParamsToJson(params, `${field}.${name}`);
+    for (const [name, params] of Object.entries(one.value.map)) named[name] = vectorParamsToJson(params);
     return named;
   }
   return undefined;
 }
 
 function vectorParamsDiffToJson(diff: VectorParamsDiff): Json {
-  return definedOnly({ hnsw_config: plainMessage(diff.hnswConfig), on_disk: diff.onDisk });
+  return definedOnly({ hnsw_config: plainMessage(diff.hnswConfig), quantization_config: quantizationToJson(diff.quantizationConfig), on_disk: diff.onDisk });
 }
 
 function vectorsDiffToJson(config: VectorsConfigDiff | undefined): unknown {
@@ -114,9 +115,9 @@ export function vectorNameConfigToJson(request: CreateVectorNameRequest): Json {
 }
 
 export function createCollectionToJson(request: CreateCollection): Json {
-  if (request.quantizationConfig) throw invalidArgument('quantization_config', 'quantization is not supported through gRPC; use the REST API');
   return definedOnly({
-    vectors: vectorsConfigToJson(request.vectorsConfig, 'vectors_config'),
+    vectors: vectorsConfigToJson(request.vectorsConfig),
+    quantization_config: quantizationToJson(request.quantizationConfig),
     sparse_vectors: sparseToJson(request.sparseVectorsConfig),
     shard_number: request.shardNumber,
     replication_factor: request.replicationFactor,
@@ -131,9 +132,9 @@ export function createCollectionToJson(request: CreateCollection): Json {
 }
 
 export function updateCollectionToJson(request: UpdateCollection): Json {
-  if (request.quantizationConfig) throw invalidArgument('quantization_config', 'quantization is not supported through gRPC; use the REST API');
   return definedOnly({
     vectors: vectorsDiffToJson(request.vectorsConfig),
+    quantization_config: quantizationToJson(request.quantizationConfig),
     sparse_vectors: sparseToJson(request.sparseVectorsConfig),
     params: plainMessage(request.params),
     hnsw_config: plainMessage(request.hnswConfig),
@@ -176,6 +177,7 @@ function vectorParamsMessage(json: Json): MessageInitShape<typeof VectorsConfigS
     hnswConfig: configMessage(HnswConfigDiffSchema, json.hnsw_config),
     onDisk: typeof json.on_disk === 'boolean' ? json.on_disk : undefined,
     datatype: json.datatype === undefined || json.datatype === null ? undefined : enumByName(Datatype, json.datatype, Datatype.Default),
+    quantizationConfig: quantizationMessage(json.quantization_config),
   };
 }
 
@@ -245,6 +247,7 @@ export function collectionInfoMessage(json: Json): MessageInitShape<typeof Colle
       optimizerConfig: configMessage(OptimizersConfigDiffSchema, withoutThreads(config.optimizer_config)),
       walConfig: configMessage(WalConfigDiffSchema, config.wal_config),
       strictModeConfig: configMessage(StrictModeConfigSchema, config.strict_mode_config),
+      quantizationConfig: quantizationMessage(config.quantization_config),
       metadata: jsonToMap(config.metadata as Json | undefined),
     },
   };

@@ -13,6 +13,7 @@ mod insert;
 mod integrity;
 mod persist;
 mod search;
+mod search_codes;
 pub mod visited;
 
 use crate::rows::Rows;
@@ -21,6 +22,7 @@ use std::sync::Mutex;
 use visited::VisitedPool;
 
 pub use integrity::IntegrityReport;
+pub use search_codes::SlotScorer;
 
 /// Levels above this are never drawn (1/ln(2) · ln(2^32) < 48; 32 keeps arrays small).
 pub const MAX_LEVEL: usize = 32;

@@ -80,7 +80,8 @@ mod tests {
                 let (index, data) = filled(metric, dimension, 200);
                 let query = &data[dimension * 5..dimension * 6].iter().map(|value| value * 0.7 + 0.1).collect::<Vec<f32>>();
                 for exact in [false, true] {
-                    let hits = index.search(query, 50, &SearchParams { ef: Some(200), exact, allowed: None }).unwrap();
+                    let hits =
+                        index.search(query, 50, &SearchParams { ef: Some(200), exact, allowed: None, ..SearchParams::default() }).unwrap();
                     let slots: Vec<u32> = hits.iter().map(|hit| hit.slot).collect();
                     let scores = index.score_slots(query, &slots).unwrap();
                     for (hit, score) in hits.iter().zip(scores) {

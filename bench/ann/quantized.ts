@@ -1,0 +1,171 @@
+// `npm run bench:ann -- --quantized` (docs/api.md §15, bench/README.md): QuiverDB's int8 and
+// binary codes with rescoring against its own float32 graph and usearch's f32 / i8 / b1 indexes,
+// on the same 768-d cosine data in the same run. Recall@10 and single-thread QPS over an ef
+// sweep, the QPS ratio to float32 at recall >= 0.95, and index memory.
+import { rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Index as UsearchIndex, type MetricKind, type ScalarKind } from 'usearch';
+import type { WrappedVectorIndex } from '../../src/native/vector-index.js';
+import { buildQuiverIndex, EF_CONSTRUCT, K, M } from './contenders.js';
+import type { Dataset } from './data.js';
+import { recallAt } from './truth.js';
+
+const sweep = [16, 32, 64, 96, 128, 192, 256];
+const passes = 2;
+
+interface Point {
+  ef: number;
+  recall: number;
+  queriesPerSecond: number;
+}
+
+interface Mode {
+  name: string;
+  /** Searches every query once at `ef`; the found ids, K per query. */
+  run(ef: number): Int32Array;
+  /** Index bytes as this mode holds them (see the table's note). */
+  bytes: number | undefined;
+}
+
+function quiverMode(index: WrappedVectorIndex, dataset: Dataset, name: string, quantization: { ignore?: boolean; oversampling?: number }, bytes: number | undefined): Mode {
+  return {
+    name,
+    bytes,
+    run(ef: number): Int32Array {
+      const found = new Int32Array(dataset.queryCount * K).fill(-1);
+      for (let query = 0; query < dataset.queryCount; query += 1) {
+        const vector = dataset.queries.subarray(query * dataset.dimension, (query + 1) * dataset.dimension);
+        found.set(index.searchOnThisThread(vector, K, { ef, quantization }).slots, query * K);
+      }
+      return found;
+    },
+  };
+}
+
+function usearchMode(dataset: Dataset, quantization: 'f32' | 'i8' | 'b1'): Mode {
+  const file = join(tmpdir(), `quiver-bench-usearch-${quantization}-${process.pid}.idx`);
+  // usearch's b1 takes sign bits of the f32 input and needs a bit metric.
+  const metric = (quantization === 'b1' ? 'hamming' : 'cos') as MetricKind;
+  const make = (ef: number) =>
+    new UsearchIndex({ dimensions: dataset.dimension, metric, quantization: quantization as ScalarKind, connectivity: M, expansion_add: EF_CONSTRUCT, expansion_search: ef, multi: false });
+  let index = make(64);
+  index.add(BigUint64Array.from({ length: dataset.count }, (_, row) => BigInt(row)), dataset.vectors, 2);
+  index.save(file);
+  const bytes = statSync(file).size;
+  let currentEf = 64;
+  return {
+    name: `usearch ${quantization}${quantization === 'f32' ? '' : ' (no rescoring)'}`,
+    bytes,
+    run(ef: number): Int32Array {
+      if (ef !== currentEf) {
+        const reloaded = make(ef);
+        reloaded.load(file);
+        index = reloaded;
+        currentEf = ef;
+      }
+      const found = new Int32Array(dataset.queryCount * K).fill(-1);
+      for (let query = 0; query < dataset.queryCount; query += 1) {
+        const matches = index.search(dataset.queries.subarray(query * dataset.dimension, (query + 1) * dataset.dimension), K, 1);
+        for (let position = 0; position < matches.keys.length; position += 1) found[query * K + position] = Number(matches.keys[position]);
+      }
+      return found;
+    },
+  };
+}
+
+function measure(modes: Mode[], dataset: Dataset, truth: Int32Array): Point[][] {
+  const points: Point[][] = modes.map(() => []);
+  for (const mode of modes) mode.run(sweep[0]!); // warm-up
+  for (const ef of sweep) {
+    modes.forEach((mode, position) => {
+      let best = Infinity;
+      let recall = 0;
+      for (let pass = 0; pass < passes; pass += 1) {
+        const start = performance.now();
+        const found = mode.run(ef);
+        best = Math.min(best, performance.now() - start);
+        recall = recallAt(found, truth, dataset.queryCount);
+      }
+      points[position]!.push({ ef, recall, queriesPerSecond: (dataset.queryCount / best) * 1000 });
+    });
+  }
+  return points;
+}
+
+function bestAt(points: Point[], level: number): Point | undefined {
+  return points.filter((point) => point.recall >= level).sort((a, b) => b.queriesPerSecond - a.queriesPerSecond)[0];
+}
+
+/**
+ * Bytes a kernel `Rows` store (crates/quiver-core/src/rows.rs) allocates for `count` rows of
+ * `rowBytes`: segments of 1024, 2048, 4096… rows, allocated whole. The same rule sizes the float
+ * arena and the code rows, so ratios compare allocations with allocations.
+ */
+function rowsAllocatedBytes(count: number, rowBytes: number): number {
+  let rows = 0;
+  for (let segment = 0; rows < count; segment += 1) rows += 1024 << segment;
+  return rows * rowBytes;
+}
+
+const mb = (value: number | undefined) => (value === undefined ? 'n/a' : `${(value / 1024 / 1024).toFixed(1)} MB`);
+
+/** The quantized comparison on one dataset; markdown lines. */
+export async function runQuantized(dataset: Dataset, truth: Int32Array): Promise<string[]> {
+  console.error(`\n# quantized: ${dataset.name}: building QuiverDB (2 threads)...`);
+  const index = await buildQuiverIndex(dataset, { m: M, efConstruct: EF_CONSTRUCT, threads: 2 });
+  // The float arena and its slot table as allocated; the rest of the index's memory is the graph.
+  const floats = rowsAllocatedBytes(dataset.count, dataset.dimension * 4);
+  const graph = Math.max(0, index.stats().memoryBytes - floats - rowsAllocatedBytes(dataset.count, 4));
+  const timeCodes = async (kind: 'int8' | 'binary'): Promise<{ ms: number; codes: number }> => {
+    const start = performance.now();
+    index.setQuantization({ kind });
+    await index.waitQuantized();
+    return { ms: performance.now() - start, codes: index.quantizationStatus().memoryBytes };
+  };
+  const lines: string[] = [];
+  const modes: Mode[] = [];
+  const results: Point[][] = [];
+  // One quantizer at a time on the one graph: float32 (ignore), then int8, then binary.
+  const measureQuiver = (batch: Mode[]) => results.push(...measure(batch, dataset, truth));
+  const float32 = quiverMode(index, dataset, 'QuiverDB float32', { ignore: true }, floats + graph);
+  measureQuiver([float32]);
+  modes.push(float32);
+  const int8 = await timeCodes('int8');
+  const int8Modes = [1, 2, 4].map((oversampling) => quiverMode(index, dataset, `QuiverDB int8 + rescore (oversampling ${oversampling})`, { oversampling }, int8.codes + graph));
+  measureQuiver(int8Modes);
+  modes.push(...int8Modes);
+  const binary = await timeCodes('binary');
+  const binaryModes = [3, 10].map((oversampling) => quiverMode(index, dataset, `QuiverDB binary + rescore (oversampling ${oversampling})`, { oversampling }, binary.codes + graph));
+  measureQuiver(binaryModes);
+  modes.push(...binaryModes);
+  index.close();
+  for (const kind of ['f32', 'i8', 'b1'] as const) {
+    console.error(`  usearch ${kind} build (2 threads)...`);
+    const mode = usearchMode(dataset, kind);
+    measureQuiver([mode]);
+    modes.push(mode);
+  }
+  lines.push(`### Quantized: ${dataset.name} (${dataset.queryCount} queries, k=${K}, M=${M}, ef_construct=${EF_CONSTRUCT}, one query at a time on one thread)`, '');
+  lines.push(`Codes built in ${(int8.ms / 1000).toFixed(2)} s (int8) and ${(binary.ms / 1000).toFixed(2)} s (binary) from the stored vectors, in the background.`, '');
+  lines.push('| mode | index memory | ratio to float32 |', '|---|---|---|');
+  for (const mode of modes) lines.push(`| ${mode.name} | ${mb(mode.bytes)} | ${mode.bytes === undefined ? 'n/a' : (mode.bytes / (floats + graph)).toFixed(2)} |`);
+  lines.push(
+    '',
+    `QuiverDB index memory = the float32 arena (${mb(floats)} allocated) or the codes (as allocated), plus the graph (${mb(graph)});`,
+    'the float32 originals stay in RAM for rescoring either way (on-disk originals are not done yet). usearch: the size of its saved index file.',
+    '',
+    `| ef | ${modes.map((mode) => `${mode.name} recall / QPS`).join(' | ')} |`,
+    `|---|${modes.map(() => '---').join('|')}|`,
+  );
+  sweep.forEach((ef, position) => lines.push(`| ${ef} | ${results.map((points) => `${points[position]!.recall.toFixed(4)} / ${Math.round(points[position]!.queriesPerSecond)}`).join(' | ')} |`));
+  const floatBest = bestAt(results[0]!, 0.95);
+  lines.push('', '| mode | best QPS at recall@10 >= 0.95 | ratio to QuiverDB float32 |', '|---|---|---|');
+  modes.forEach((mode, position) => {
+    const best = bestAt(results[position]!, 0.95);
+    const ratio = best && floatBest ? (best.queriesPerSecond / floatBest.queriesPerSecond).toFixed(2) : 'n/a';
+    lines.push(`| ${mode.name} | ${best ? `${Math.round(best.queriesPerSecond)} (ef ${best.ef}, recall ${best.recall.toFixed(4)})` : 'not reached'} | ${ratio} |`);
+  });
+  for (const kind of ['f32', 'i8', 'b1']) rmSync(join(tmpdir(), `quiver-bench-usearch-${kind}-${process.pid}.idx`), { force: true });
+  return lines;
+}

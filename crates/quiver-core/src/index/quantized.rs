@@ -1,0 +1,248 @@
+//! Quantization inside `VectorIndex`: which quantizer is active, building the codes in the
+//! background, and the search that walks the graph on codes then rescores with the originals.
+//!
+//! States: `active` serves searches once complete; `building` is a quantizer whose codes are
+//! being written (from a switch-on, or a retrain as the collection grows). Both are installed
+//! under the write gate, so every row written after that point is encoded by `upsert` and every
+//! row before it by the builder thread; `active` is replaced only once the build is complete.
+//! While nothing is active, searches use the float graph: answers stay correct throughout.
+
+use super::{lock_mutex, Hit, SearchParams, Shared, VectorIndex, DEFAULT_EF, MAX_K};
+use crate::hnsw::SlotScorer;
+use crate::quantization::{QuantizationConfig, Quantized, QueryCode, MAX_TRAINING_VALUES};
+use crate::top_k::{Neighbor, TopK};
+use std::sync::{Arc, RwLock};
+
+/// A quantizer is retrained once the live count has doubled since its training, until it was
+/// trained on this many vectors (the value range has settled by then).
+const RETRAIN_UNTIL: usize = 50_000;
+/// Below this many live vectors a range is not trained yet: searches scan or use floats.
+const MIN_TRAINING_VECTORS: usize = 16;
+
+#[derive(Default)]
+pub(crate) struct QuantizationState {
+    pub(crate) config: Option<QuantizationConfig>,
+    pub(crate) active: Option<Arc<Quantized>>,
+    pub(crate) building: Option<Arc<Quantized>>,
+}
+
+/// Search-time options (docs/api.md §15): Qdrant's defaults are ignore false, rescore true
+/// (originals are in RAM, so rescoring is cheap), oversampling 1.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct QuantizationSearch {
+    pub ignore: bool,
+    pub rescore: bool,
+    pub oversampling: f64,
+}
+
+impl Default for QuantizationSearch {
+    fn default() -> QuantizationSearch {
+        QuantizationSearch { ignore: false, rescore: true, oversampling: 1.0 }
+    }
+}
+
+/// What `quantization_status` reports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct QuantizationStatus {
+    pub enabled: bool,
+    pub active: bool,
+    pub building: bool,
+    pub memory_bytes: usize,
+}
+
+fn read(state: &RwLock<QuantizationState>) -> std::sync::RwLockReadGuard<'_, QuantizationState> {
+    state.read().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+fn write(state: &RwLock<QuantizationState>) -> std::sync::RwLockWriteGuard<'_, QuantizationState> {
+    state.write().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+impl Shared {
+    /// Encodes arena row `row` into the active and building quantizers (the caller holds the
+    /// write gate and calls this before the store publishes the row).
+    pub(crate) fn encode_new_row(&self, row: u32, vector: &[f32]) {
+        let state = read(&self.quantization);
+        for quantized in state.active.iter().chain(state.building.iter()) {
+            quantized.encode_row(row, vector);
+        }
+    }
+
+    /// Whether the configured quantizer should be (re)trained now: none yet, or the collection
+    /// doubled since the last training. Caller holds the write gate.
+    pub(crate) fn wants_training(&self) -> bool {
+        let state = read(&self.quantization);
+        if state.config.is_none() || state.building.is_some() {
+            return false;
+        }
+        let live = self.store.live_count();
+        match &state.active {
+            None => live >= MIN_TRAINING_VECTORS,
+            Some(active) => active.trained_on < RETRAIN_UNTIL && live >= 2 * active.trained_on.max(MIN_TRAINING_VECTORS),
+        }
+    }
+
+    /// Trains a quantizer on a strided sample of the live vectors, installs it as `building`
+    /// and encodes the existing rows on a background thread. Caller holds the write gate.
+    pub(crate) fn start_building(self: &Arc<Self>) {
+        let Some(config) = read(&self.quantization).config else { return };
+        let dimension = self.params.dimension;
+        let live = self.store.live_count();
+        let wanted = (MAX_TRAINING_VALUES / dimension).max(1);
+        let stride = live.div_ceil(wanted).max(1);
+        let mut samples = Vec::with_capacity(wanted.min(live) * dimension);
+        let mut seen = 0usize;
+        for slot in 0..self.store.slot_bound() {
+            if let Some(vector) = self.store.live_vector(slot) {
+                if seen.is_multiple_of(stride) {
+                    samples.extend_from_slice(vector);
+                }
+                seen += 1;
+            }
+        }
+        let quantized = Arc::new(Quantized::train(config, self.params.metric, dimension, &samples, live));
+        let rows = self.store.next_row();
+        write(&self.quantization).building = Some(Arc::clone(&quantized));
+        let shared = Arc::clone(self);
+        let spawned = std::thread::Builder::new().name("quiver-quantize".into()).spawn(move || shared.encode_rows(&quantized, rows));
+        if spawned.is_err() {
+            // No thread: the quantizer is dropped and searches keep using floats.
+            write(&self.quantization).building = None;
+        }
+    }
+
+    fn encode_rows(&self, quantized: &Arc<Quantized>, rows: u32) {
+        crate::background_priority::lower_current_thread();
+        for row in 0..rows {
+            if row % 4096 == 0 && (self.pending.is_shut_down() || !self.is_building(quantized)) {
+                return;
+            }
+            quantized.encode_row(row, self.store.row_vector(row));
+        }
+        let mut state = write(&self.quantization);
+        if state.building.as_ref().is_some_and(|building| Arc::ptr_eq(building, quantized)) {
+            state.active = state.building.take();
+        }
+    }
+
+    fn is_building(&self, quantized: &Arc<Quantized>) -> bool {
+        read(&self.quantization).building.as_ref().is_some_and(|building| Arc::ptr_eq(building, quantized))
+    }
+}
+
+/// Scores slots by their codes: a slot's handle is its arena row (codes are kept per row).
+struct CodeScorer<'a> {
+    store: &'a crate::store::VectorStore,
+    quantized: &'a Quantized,
+    code: QueryCode,
+}
+
+impl SlotScorer for CodeScorer<'_> {
+    type Handle = u32;
+
+    #[inline(always)]
+    fn locate(&self, slot: u32) -> Option<(u32, bool)> {
+        let (row, live) = self.store.row_of(slot)?;
+        self.quantized.prefetch(row);
+        Some((row, live))
+    }
+
+    #[inline(always)]
+    fn score(&self, row: u32) -> f32 {
+        self.quantized.distance(&self.code, row)
+    }
+}
+
+impl VectorIndex {
+    /// Switches quantization on (or to another configuration) or off. Codes are built in the
+    /// background; until they are complete searches use the float vectors.
+    pub fn set_quantization(&self, config: Option<QuantizationConfig>) -> crate::KernelResult<()> {
+        if let Some(config) = &config {
+            config.validate().map_err(crate::KernelError::invalid)?;
+        }
+        let _writer = lock_mutex(&self.shared.write_gate);
+        {
+            let mut state = write(&self.shared.quantization);
+            if state.config == config {
+                return Ok(());
+            }
+            *state = QuantizationState { config, active: None, building: None };
+        }
+        if self.shared.wants_training() {
+            self.shared.start_building();
+        }
+        Ok(())
+    }
+
+    pub fn quantization_status(&self) -> QuantizationStatus {
+        let state = read(&self.shared.quantization);
+        let memory_bytes = state.active.iter().chain(state.building.iter()).map(|quantized| quantized.memory_bytes()).sum();
+        QuantizationStatus {
+            enabled: state.config.is_some(),
+            active: state.active.is_some(),
+            building: state.building.is_some() && state.active.is_none(),
+            memory_bytes,
+        }
+    }
+
+    /// Blocks until no quantizer is being built (tests and benchmarks).
+    pub fn wait_quantized(&self) {
+        while read(&self.shared.quantization).building.is_some() {
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        }
+    }
+
+    /// The active quantizer, unless the search asks to ignore it.
+    pub(crate) fn quantizer_for(&self, params: &SearchParams<'_>) -> Option<Arc<Quantized>> {
+        if params.quantization.ignore {
+            return None;
+        }
+        read(&self.shared.quantization).active.clone()
+    }
+
+    /// Graph walk on codes for `limit × oversampling` candidates (plus the unlinked tail, scored
+    /// exactly), then, with `rescore`, the `k` best of them by the original vectors.
+    pub(crate) fn search_quantized<F: Fn(u32) -> bool>(
+        &self,
+        quantized: &Quantized,
+        query: &[f32],
+        k: usize,
+        params: &SearchParams<'_>,
+        accept: &F,
+    ) -> Vec<Hit> {
+        let shared = &*self.shared;
+        let store = &shared.store;
+        let options = params.quantization;
+        let candidates = if options.rescore { ((k as f64 * options.oversampling.max(1.0)).ceil() as usize).clamp(k, MAX_K) } else { k };
+        let ef = params.ef.unwrap_or(DEFAULT_EF).max(candidates);
+        let scorer = CodeScorer { store, quantized, code: quantized.prepare_query(query) };
+        let found = shared.graph.search_scored(&scorer, store.slot_bound(), candidates, ef, accept);
+        let mut tail = Vec::new();
+        shared.pending.snapshot(&mut tail);
+        tail.sort_unstable();
+        tail.dedup();
+        let space = store.space();
+        let mut top = TopK::new(k);
+        for neighbor in &found {
+            let distance = if options.rescore { store.distance_to(query, neighbor.slot) } else { neighbor.distance };
+            top.push(Neighbor { distance, slot: neighbor.slot });
+        }
+        for slot in tail {
+            if store.is_live(slot) && accept(slot) && !found.iter().any(|neighbor| neighbor.slot == slot) {
+                top.push(Neighbor { distance: store.distance_to(query, slot), slot });
+            }
+        }
+        top.into_sorted().into_iter().map(|neighbor| Hit { slot: neighbor.slot, score: space.score(neighbor.distance) }).collect()
+    }
+}
+
+impl Shared {
+    pub(crate) fn quantization_memory(&self) -> usize {
+        let state = read(&self.quantization);
+        state.active.iter().chain(state.building.iter()).map(|quantized| quantized.memory_bytes()).sum()
+    }
+}
+
+#[cfg(test)]
+#[path = "quantized_tests.rs"]
+mod tests;

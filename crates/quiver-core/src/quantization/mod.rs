@@ -1,0 +1,311 @@
+//! Quantized copies of the stored vectors: the HNSW search walks the graph scoring these small
+//! codes (kernels.rs), then rescores its candidates with the original float vectors
+//! (index/quantized_search.rs). The originals stay in the store; codes are derived data, kept
+//! in RAM only and rebuilt from the originals when a collection loads (docs/architecture.md §12).
+//!
+//! Codes are kept per arena row of the store (store.rs): a row is written once, so its code is
+//! written once too, before the row is published, and a reader that sees the row sees its code.
+//!
+//! - Scalar int8: one global range [low, high] from the `quantile` of the trained values; a value
+//!   x is stored as c = round((x − low) / alpha) in 0..=255 with alpha = (high − low) / 255, so
+//!   x ≈ low + alpha·c. Each code keeps one f32 correction term so that dot products and L2
+//!   distances come out of one integer dot product (see `Quantized::distance`).
+//! - Binary one_bit: one bit per value, set when it lies above that dimension's mean over the
+//!   trained vectors (centring first: sign bits of data far from the origin all agree and say
+//!   nothing), 8 per byte; distances from the Hamming distance.
+
+pub mod kernels;
+#[cfg(target_arch = "aarch64")]
+mod neon;
+#[cfg(target_arch = "x86_64")]
+mod x86;
+
+use crate::distance::Metric;
+use crate::rows::Rows;
+use kernels::CodeKernels;
+
+/// Values sampled for training are capped, so training time stays bounded at any size.
+pub const MAX_TRAINING_VALUES: usize = 1 << 20;
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum QuantizationConfig {
+    /// `quantile` in [0.5, 1]; None keeps the full range of the trained values.
+    ScalarInt8 {
+        quantile: Option<f32>,
+    },
+    BinaryOneBit,
+}
+
+impl QuantizationConfig {
+    pub fn validate(&self) -> Result<(), String> {
+        if let QuantizationConfig::ScalarInt8 { quantile: Some(quantile) } = self {
+            if !(0.5..=1.0).contains(quantile) {
+                return Err(format!("quantile must be between 0.5 and 1, got {quantile}"));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A query encoded for one quantizer.
+pub struct QueryCode {
+    code: Vec<u8>,
+    correction: f32,
+}
+
+pub struct Quantized {
+    pub config: QuantizationConfig,
+    metric: Metric,
+    dimension: usize,
+    kernels: CodeKernels,
+    low: f32,
+    alpha: f32,
+    code_length: usize,
+    /// Per-dimension means of the trained vectors (binary only; zeros without training data).
+    means: Vec<f32>,
+    /// Per arena row: code_length bytes of code, then (int8) its f32 correction, little-endian,
+    /// so scoring a point reads one row.
+    codes: Rows<u8>,
+    /// How many vectors the range was trained on (the index retrains as the collection grows).
+    pub trained_on: usize,
+}
+
+impl Quantized {
+    /// A quantizer trained on `samples` (rows of `dimension` values, already prepared for the
+    /// metric); `trained_on` is how many vectors they stand for.
+    pub fn train(config: QuantizationConfig, metric: Metric, dimension: usize, samples: &[f32], trained_on: usize) -> Quantized {
+        Quantized::with_kernels(config, metric, dimension, samples, trained_on, CodeKernels::detect())
+    }
+
+    pub fn with_kernels(
+        config: QuantizationConfig,
+        metric: Metric,
+        dimension: usize,
+        samples: &[f32],
+        trained_on: usize,
+        kernels: CodeKernels,
+    ) -> Quantized {
+        let (low, high) = match config {
+            QuantizationConfig::ScalarInt8 { quantile } => range_of(samples, quantile.unwrap_or(1.0)),
+            QuantizationConfig::BinaryOneBit => (0.0, 0.0),
+        };
+        let means = match config {
+            QuantizationConfig::BinaryOneBit => means_of(samples, dimension),
+            QuantizationConfig::ScalarInt8 { .. } => Vec::new(),
+        };
+        let alpha = if high > low { (high - low) / 255.0 } else { 1.0 };
+        let code_length = match config {
+            QuantizationConfig::ScalarInt8 { .. } => dimension,
+            QuantizationConfig::BinaryOneBit => dimension.div_ceil(8),
+        };
+        let row_length = match config {
+            QuantizationConfig::ScalarInt8 { .. } => code_length + 4,
+            QuantizationConfig::BinaryOneBit => code_length,
+        };
+        Quantized { config, metric, dimension, kernels, low, alpha, code_length, means, codes: Rows::new(row_length), trained_on }
+    }
+
+    pub fn kernels_name(&self) -> &'static str {
+        self.kernels.name
+    }
+
+    pub fn code_length(&self) -> usize {
+        self.code_length
+    }
+
+    pub fn memory_bytes(&self) -> usize {
+        self.codes.allocated_bytes()
+    }
+
+    /// The code of `vector` and its correction term.
+    pub fn encode(&self, vector: &[f32], code: &mut [u8]) -> f32 {
+        debug_assert_eq!(vector.len(), self.dimension);
+        match self.config {
+            QuantizationConfig::ScalarInt8 { .. } => {
+                let inverse = 1.0 / self.alpha;
+                let mut sum = 0u64;
+                let mut squares = 0u64;
+                for (cell, value) in code.iter_mut().zip(vector) {
+                    let level = ((value - self.low) * inverse).round().clamp(0.0, 255.0) as u8;
+                    *cell = level;
+                    sum += level as u64;
+                    squares += level as u64 * level as u64;
+                }
+                match self.metric {
+                    // x·y ≈ Σ(low + αc)(low + αd) = α²Σcd + (α·low·Σc + D·low²/2) + (same for y)
+                    Metric::Cosine | Metric::Dot => self.alpha * self.low * sum as f32 + self.dimension as f32 * self.low * self.low / 2.0,
+                    // |x − y|² ≈ α²(Σc² + Σd² − 2Σcd)
+                    Metric::Euclid => self.alpha * self.alpha * squares as f32,
+                    Metric::Manhattan => 0.0,
+                }
+            }
+            QuantizationConfig::BinaryOneBit => {
+                code.fill(0);
+                for (index, (value, mean)) in vector.iter().zip(&self.means).enumerate() {
+                    if value > mean {
+                        code[index / 8] |= 1 << (index % 8);
+                    }
+                }
+                0.0
+            }
+        }
+    }
+
+    /// Encodes the vector of arena row `row`. Each row is encoded once, before the store
+    /// publishes it (or before this quantizer is published), so no reader sees it half-written.
+    pub fn encode_row(&self, row: u32, vector: &[f32]) {
+        let row = row as usize;
+        self.codes.ensure(row);
+        // SAFETY: write-once rows (see above): nobody reads this row until it is published.
+        let stored = unsafe { self.codes.row_mut(row) };
+        let (code, tail) = stored.split_at_mut(self.code_length);
+        let correction = self.encode(vector, code);
+        if tail.len() == 4 {
+            tail.copy_from_slice(&correction.to_le_bytes());
+        }
+    }
+
+    pub fn prepare_query(&self, query: &[f32]) -> QueryCode {
+        let mut code = vec![0u8; self.code_length];
+        let correction = self.encode(query, &mut code);
+        QueryCode { code, correction }
+    }
+
+    /// Asks the CPU to start loading the code of arena row `row` (a hint; see store.rs).
+    #[inline(always)]
+    pub fn prefetch(&self, row: u32) {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(stored) = self.codes.get(row as usize) {
+            // SAFETY: prefetch is a hint; the address lies inside an allocated row.
+            unsafe { std::arch::x86_64::_mm_prefetch(stored.as_ptr() as *const i8, std::arch::x86_64::_MM_HINT_T0) };
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = row;
+    }
+
+    /// Estimated internal distance (smaller is better, as distance/mod.rs) from the query to
+    /// the code of arena row `row`.
+    #[inline(always)]
+    pub fn distance(&self, query: &QueryCode, row: u32) -> f32 {
+        let stored = self.codes.row(row as usize);
+        let code = &stored[..self.code_length];
+        let correction = || match stored[self.code_length..] {
+            [a, b, c, d] => f32::from_le_bytes([a, b, c, d]),
+            _ => 0.0,
+        };
+        match self.config {
+            QuantizationConfig::ScalarInt8 { .. } => match self.metric {
+                Metric::Cosine | Metric::Dot => {
+                    let dot = (self.kernels.dot_u8)(&query.code, code) as f32;
+                    -(self.alpha * self.alpha * dot + query.correction + correction())
+                }
+                Metric::Euclid => {
+                    let dot = (self.kernels.dot_u8)(&query.code, code) as f32;
+                    (query.correction + correction() - 2.0 * self.alpha * self.alpha * dot).max(0.0)
+                }
+                Metric::Manhattan => self.alpha * (self.kernels.l1_u8)(&query.code, code) as f32,
+            },
+            QuantizationConfig::BinaryOneBit => {
+                let differing = (self.kernels.hamming)(&query.code, code) as f32;
+                let dimension = self.dimension as f32;
+                match self.metric {
+                    // Matching signs estimate the cosine: 1 − 2·(differing / D).
+                    Metric::Cosine | Metric::Dot => -(1.0 - 2.0 * differing / dimension),
+                    // For unit vectors |x − y|² = 2 − 2·cos.
+                    Metric::Euclid => 4.0 * differing / dimension,
+                    Metric::Manhattan => differing,
+                }
+            }
+        }
+    }
+}
+
+fn means_of(samples: &[f32], dimension: usize) -> Vec<f32> {
+    let mut sums = vec![0f64; dimension];
+    let rows = samples.len() / dimension;
+    for row in samples.chunks_exact(dimension) {
+        for (sum, value) in sums.iter_mut().zip(row) {
+            *sum += *value as f64;
+        }
+    }
+    sums.into_iter().map(|sum| if rows == 0 { 0.0 } else { (sum / rows as f64) as f32 }).collect()
+}
+
+/// The central `quantile` of the values: [low, high] holding that share of them.
+fn range_of(values: &[f32], quantile: f32) -> (f32, f32) {
+    if values.is_empty() {
+        return (-1.0, 1.0);
+    }
+    let mut sorted = values.to_vec();
+    sorted.sort_unstable_by(f32::total_cmp);
+    let last = sorted.len() - 1;
+    let cut = ((1.0 - quantile as f64) / 2.0 * last as f64).floor() as usize;
+    (sorted[cut.min(last)], sorted[(last - cut).max(cut.min(last))])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::distance::Space;
+    use crate::test_support::clustered;
+
+    fn prepared(metric: Metric, data: &[f32], dimension: usize) -> Vec<f32> {
+        let space = Space::new(metric);
+        let mut rows = data.to_vec();
+        for row in rows.chunks_exact_mut(dimension) {
+            space.prepare(row);
+        }
+        rows
+    }
+
+    #[test]
+    fn int8_estimates_stay_close_to_the_float_distances_for_every_metric() {
+        let dimension = 64;
+        for metric in [Metric::Cosine, Metric::Dot, Metric::Euclid, Metric::Manhattan] {
+            let data = prepared(metric, &clustered(200, dimension, 4, 5), dimension);
+            let quantized = Quantized::train(QuantizationConfig::ScalarInt8 { quantile: None }, metric, dimension, &data, 200);
+            for (row, vector) in data.chunks_exact(dimension).enumerate() {
+                quantized.encode_row(row as u32, vector);
+            }
+            let space = Space::new(metric);
+            let query = &data[0..dimension];
+            let code = quantized.prepare_query(query);
+            let mut worst = 0f32;
+            let mut scale = 0f32;
+            for (row, vector) in data.chunks_exact(dimension).enumerate() {
+                let exact = space.distance(query, vector);
+                worst = worst.max((exact - quantized.distance(&code, row as u32)).abs());
+                scale = scale.max(exact.abs());
+            }
+            assert!(worst <= 0.02 * scale + 1e-3, "{metric:?}: error {worst} against distances up to {scale}");
+        }
+    }
+
+    #[test]
+    fn the_quantile_clips_outliers_out_of_the_range() {
+        let mut values: Vec<f32> = (0..1000).map(|i| i as f32 / 1000.0).collect();
+        values.push(1000.0);
+        let (low, high) = range_of(&values, 0.99);
+        assert!(low >= 0.0 && high < 1.0, "{low} {high}");
+        assert_eq!(range_of(&values, 1.0), (0.0, 1000.0));
+    }
+
+    #[test]
+    fn one_bit_codes_keep_the_signs_and_estimate_cosine_from_them() {
+        let quantized = Quantized::train(QuantizationConfig::BinaryOneBit, Metric::Cosine, 10, &[], 0);
+        let vector = [1.0, -1.0, 0.5, -0.5, 0.0, 2.0, -2.0, 1.0, 1.0, -1.0];
+        let mut code = vec![0u8; 2];
+        quantized.encode(&vector, &mut code);
+        assert_eq!(code, vec![0b1010_0101, 0b01]);
+        quantized.encode_row(0, &vector);
+        assert_eq!(quantized.distance(&quantized.prepare_query(&vector), 0), -1.0);
+        let opposite: Vec<f32> = vector.iter().map(|value| if *value > 0.0 { -1.0 } else { 1.0 }).collect();
+        assert_eq!(quantized.distance(&quantized.prepare_query(&opposite), 0), 1.0);
+    }
+
+    #[test]
+    fn a_quantile_outside_one_half_to_one_is_refused() {
+        assert!(QuantizationConfig::ScalarInt8 { quantile: Some(0.3) }.validate().is_err());
+        assert!(QuantizationConfig::ScalarInt8 { quantile: Some(0.99) }.validate().is_ok());
+    }
+}

@@ -1,0 +1,184 @@
+//! x86-64 code kernels behind `#[target_feature]`, handed out only after run-time detection.
+//! Each wrapper checks the lengths, so the unchecked pointer reads stay in bounds; tails that
+//! do not fill a register go through the scalar twin.
+
+use super::kernels::{scalar_dot_u8, scalar_hamming, scalar_l1_u8, CodeKernels};
+use std::arch::x86_64::*;
+
+/// AVX2 for the u8 kernels (widen to i16, multiply-add pairs; SAD for L1) and the POPCNT
+/// instruction, one 64-bit word at a time, for Hamming.
+pub const AVX2: CodeKernels = CodeKernels { name: "avx2+popcnt", dot_u8: dot_u8_avx2, l1_u8: l1_u8_avx2, hamming: hamming_popcnt };
+
+/// AVX-512 VNNI (VPDPBUSD: u8 × i8 → i32 in one instruction) for the dot product, AVX-512BW
+/// SAD for L1, VPOPCNTDQ for Hamming.
+pub const AVX512_VNNI: CodeKernels =
+    CodeKernels { name: "avx512vnni+vpopcntdq", dot_u8: dot_u8_vnni, l1_u8: l1_u8_avx512, hamming: hamming_avx512 };
+
+pub fn available() -> Vec<CodeKernels> {
+    let mut sets = Vec::new();
+    if is_x86_feature_detected!("avx2") && is_x86_feature_detected!("popcnt") {
+        sets.push(AVX2);
+    }
+    if is_x86_feature_detected!("avx512f")
+        && is_x86_feature_detected!("avx512bw")
+        && is_x86_feature_detected!("avx512vnni")
+        && is_x86_feature_detected!("avx512vpopcntdq")
+    {
+        sets.push(AVX512_VNNI);
+    }
+    sets
+}
+
+fn dot_u8_avx2(left: &[u8], right: &[u8]) -> u32 {
+    assert_eq!(left.len(), right.len(), "dot_u8: length mismatch");
+    // SAFETY: handed out only after AVX2 was detected; lengths checked above.
+    unsafe { dot_u8_avx2_unchecked(left, right) }
+}
+
+fn l1_u8_avx2(left: &[u8], right: &[u8]) -> u32 {
+    assert_eq!(left.len(), right.len(), "l1_u8: length mismatch");
+    // SAFETY: as in dot_u8_avx2.
+    unsafe { l1_u8_avx2_unchecked(left, right) }
+}
+
+fn hamming_popcnt(left: &[u8], right: &[u8]) -> u32 {
+    assert_eq!(left.len(), right.len(), "hamming: length mismatch");
+    // SAFETY: handed out only after POPCNT was detected.
+    unsafe { hamming_popcnt_unchecked(left, right) }
+}
+
+fn dot_u8_vnni(left: &[u8], right: &[u8]) -> u32 {
+    assert_eq!(left.len(), right.len(), "dot_u8: length mismatch");
+    // SAFETY: handed out only after AVX-512F/BW/VNNI were detected; lengths checked above.
+    unsafe { dot_u8_vnni_unchecked(left, right) }
+}
+
+fn l1_u8_avx512(left: &[u8], right: &[u8]) -> u32 {
+    assert_eq!(left.len(), right.len(), "l1_u8: length mismatch");
+    // SAFETY: as in dot_u8_vnni.
+    unsafe { l1_u8_avx512_unchecked(left, right) }
+}
+
+fn hamming_avx512(left: &[u8], right: &[u8]) -> u32 {
+    assert_eq!(left.len(), right.len(), "hamming: length mismatch");
+    // SAFETY: handed out only after AVX-512F and VPOPCNTDQ were detected.
+    unsafe { hamming_avx512_unchecked(left, right) }
+}
+
+#[target_feature(enable = "avx2")]
+unsafe fn sum_i32x8(value: __m256i) -> u64 {
+    let mut lanes = [0i32; 8];
+    _mm256_storeu_si256(lanes.as_mut_ptr() as *mut __m256i, value);
+    lanes.iter().map(|lane| *lane as u32 as u64).sum()
+}
+
+#[target_feature(enable = "avx2")]
+unsafe fn sum_u64x4(value: __m256i) -> u64 {
+    let mut lanes = [0u64; 4];
+    _mm256_storeu_si256(lanes.as_mut_ptr() as *mut __m256i, value);
+    lanes.iter().sum()
+}
+
+// 32 codes per step: both operands widened to i16 the same way (interleaved with zero), then
+// VPMADDWD sums adjacent products into i32 lanes. A lane's total stays under 2³¹ at the
+// largest dimension (65,536 / 8 lanes · 255²), and the lanes are summed as u64.
+#[target_feature(enable = "avx2")]
+unsafe fn dot_u8_avx2_unchecked(left: &[u8], right: &[u8]) -> u32 {
+    let length = left.len();
+    let (a, b) = (left.as_ptr(), right.as_ptr());
+    let zero = _mm256_setzero_si256();
+    let mut sum = _mm256_setzero_si256();
+    let mut offset = 0;
+    while offset + 32 <= length {
+        let x = _mm256_loadu_si256(a.add(offset) as *const __m256i);
+        let y = _mm256_loadu_si256(b.add(offset) as *const __m256i);
+        let low = _mm256_madd_epi16(_mm256_unpacklo_epi8(x, zero), _mm256_unpacklo_epi8(y, zero));
+        let high = _mm256_madd_epi16(_mm256_unpackhi_epi8(x, zero), _mm256_unpackhi_epi8(y, zero));
+        sum = _mm256_add_epi32(sum, _mm256_add_epi32(low, high));
+        offset += 32;
+    }
+    (sum_i32x8(sum) + scalar_dot_u8(&left[offset..], &right[offset..]) as u64) as u32
+}
+
+// VPSADBW: sums of absolute differences of 8 bytes into each 64-bit lane.
+#[target_feature(enable = "avx2")]
+unsafe fn l1_u8_avx2_unchecked(left: &[u8], right: &[u8]) -> u32 {
+    let length = left.len();
+    let (a, b) = (left.as_ptr(), right.as_ptr());
+    let mut sum = _mm256_setzero_si256();
+    let mut offset = 0;
+    while offset + 32 <= length {
+        let x = _mm256_loadu_si256(a.add(offset) as *const __m256i);
+        let y = _mm256_loadu_si256(b.add(offset) as *const __m256i);
+        sum = _mm256_add_epi64(sum, _mm256_sad_epu8(x, y));
+        offset += 32;
+    }
+    (sum_u64x4(sum) + scalar_l1_u8(&left[offset..], &right[offset..]) as u64) as u32
+}
+
+#[target_feature(enable = "popcnt")]
+unsafe fn hamming_popcnt_unchecked(left: &[u8], right: &[u8]) -> u32 {
+    let mut count = 0u32;
+    let mut words_left = left.chunks_exact(8);
+    let mut words_right = right.chunks_exact(8);
+    for (x, y) in (&mut words_left).zip(&mut words_right) {
+        let x = u64::from_le_bytes(x.try_into().unwrap_or([0; 8]));
+        let y = u64::from_le_bytes(y.try_into().unwrap_or([0; 8]));
+        count += _popcnt64((x ^ y) as i64) as u32;
+    }
+    count + scalar_hamming(words_left.remainder(), words_right.remainder())
+}
+
+// VPDPBUSD multiplies unsigned bytes by signed ones. The right operand is shifted to signed
+// (b − 128, by flipping its top bit), so the sum is Σ a·b − 128·Σ a; Σ a comes from a SAD
+// against zero in the same pass and is added back.
+#[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
+unsafe fn dot_u8_vnni_unchecked(left: &[u8], right: &[u8]) -> u32 {
+    let length = left.len();
+    let (a, b) = (left.as_ptr(), right.as_ptr());
+    let flip = _mm512_set1_epi8(-128);
+    let zero = _mm512_setzero_si512();
+    let mut products = _mm512_setzero_si512();
+    let mut left_sums = _mm512_setzero_si512();
+    let mut offset = 0;
+    while offset + 64 <= length {
+        let x = _mm512_loadu_si512(a.add(offset) as *const _);
+        let y = _mm512_xor_si512(_mm512_loadu_si512(b.add(offset) as *const _), flip);
+        products = _mm512_dpbusd_epi32(products, x, y);
+        left_sums = _mm512_add_epi64(left_sums, _mm512_sad_epu8(x, zero));
+        offset += 64;
+    }
+    let shifted = _mm512_reduce_add_epi32(products) as i64;
+    let left_sum = _mm512_reduce_add_epi64(left_sums);
+    (shifted + 128 * left_sum + scalar_dot_u8(&left[offset..], &right[offset..]) as i64) as u32
+}
+
+#[target_feature(enable = "avx512f,avx512bw")]
+unsafe fn l1_u8_avx512_unchecked(left: &[u8], right: &[u8]) -> u32 {
+    let length = left.len();
+    let (a, b) = (left.as_ptr(), right.as_ptr());
+    let mut sum = _mm512_setzero_si512();
+    let mut offset = 0;
+    while offset + 64 <= length {
+        let x = _mm512_loadu_si512(a.add(offset) as *const _);
+        let y = _mm512_loadu_si512(b.add(offset) as *const _);
+        sum = _mm512_add_epi64(sum, _mm512_sad_epu8(x, y));
+        offset += 64;
+    }
+    (_mm512_reduce_add_epi64(sum) as u64 + scalar_l1_u8(&left[offset..], &right[offset..]) as u64) as u32
+}
+
+#[target_feature(enable = "avx512f,avx512vpopcntdq")]
+unsafe fn hamming_avx512_unchecked(left: &[u8], right: &[u8]) -> u32 {
+    let length = left.len();
+    let (a, b) = (left.as_ptr(), right.as_ptr());
+    let mut sum = _mm512_setzero_si512();
+    let mut offset = 0;
+    while offset + 64 <= length {
+        let x = _mm512_loadu_si512(a.add(offset) as *const _);
+        let y = _mm512_loadu_si512(b.add(offset) as *const _);
+        sum = _mm512_add_epi64(sum, _mm512_popcnt_epi64(_mm512_xor_si512(x, y)));
+        offset += 64;
+    }
+    (_mm512_reduce_add_epi64(sum) as u64 + scalar_hamming(&left[offset..], &right[offset..]) as u64) as u32
+}

@@ -1,0 +1,45 @@
+// Quantization as configured (docs/api.md §15) turned into what the kernel builds: which shapes
+// QuiverDB acts on, which it refuses, and which applies to a vector (its own setting, else the
+// collection's). Structural types only, so collection-config.ts can use it without a cycle.
+import type { KernelQuantization } from '../native/vector-index.js';
+
+/** A stored quantization_config: Qdrant's shapes, already checked by the request schema. */
+type StoredQuantization = Readonly<Record<string, unknown>> | null | undefined;
+
+/** The field and message of a shape QuiverDB does not act on, or undefined when supported. */
+export function unsupportedQuantization(value: unknown): { field: string; message: string } | undefined {
+  if (value === null || typeof value !== 'object') return undefined;
+  const shape = value as Record<string, Record<string, unknown> | undefined>;
+  if (shape.product) return { field: 'product', message: 'product quantization is not supported; use scalar (int8) or binary (one_bit)' };
+  if (shape.turbo) return { field: 'turbo', message: 'turbo quantization (TurboQuant) is not supported; use scalar (int8) or binary (one_bit)' };
+  const binary = shape.binary;
+  if (binary) {
+    const encoding = binary.encoding;
+    if (encoding != null && encoding !== 'one_bit') {
+      return { field: 'binary.encoding', message: `binary encoding ${JSON.stringify(encoding)} is not supported; only one_bit is` };
+    }
+    const queryEncoding = binary.query_encoding;
+    if (queryEncoding != null && queryEncoding !== 'default' && queryEncoding !== 'binary') {
+      return { field: 'binary.query_encoding', message: `query_encoding ${JSON.stringify(queryEncoding)} is not supported; only default and binary are` };
+    }
+  }
+  return undefined;
+}
+
+/** What the kernel should build for one stored setting; null = no quantization. */
+export function kernelQuantizationOf(stored: StoredQuantization): KernelQuantization | null {
+  if (!stored) return null;
+  const scalar = stored.scalar as { quantile?: number | null } | undefined;
+  if (scalar) return scalar.quantile != null ? { kind: 'int8', quantile: scalar.quantile } : { kind: 'int8' };
+  if (stored.binary) return { kind: 'binary' };
+  return null;
+}
+
+/** The setting that applies to vector `name`: its own quantization_config, else the collection's. */
+export function quantizationFor(
+  config: { quantization_config: unknown; vectors: Readonly<Record<string, unknown>> },
+  name: string,
+): KernelQuantization | null {
+  const own = (config.vectors[name] as { quantization_config?: StoredQuantization } | undefined)?.quantization_config;
+  return kernelQuantizationOf(own ?? (config.quantization_config as StoredQuantization));
+}
