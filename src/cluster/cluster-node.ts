@@ -141,6 +141,9 @@ export class ClusterNode {
         await this.app.collections.delete(name);
       }
     }
+    // The current collections first (so this node serves its shards before it reports ready),
+    // then every change.
+    for (const record of await this.metadata.collections()) await this.follow(record);
     this.stopWatching = await this.metadata.watchCollections(async (entry) => {
       const work = async () => {
         if (entry.operation === 'PUT' && entry.length > 0) await this.follow(parseJson(entry.string()) as ClusterCollectionRecord);
@@ -177,6 +180,32 @@ export class ClusterNode {
       this.tracker.forget(replica.record.incarnation);
       if (this.app.collections.exists(replica.localName)) await this.app.collections.delete(replica.localName);
     }
+  }
+
+  /** `GET /cluster` (Qdrant's ClusterStatus shape): the live nodes as peers. */
+  async status(): Promise<Record<string, unknown>> {
+    const peers = Object.fromEntries((await this.metadata.liveNodes()).map((beat) => [beat.node_id, { uri: beat.advertise_url }]));
+    return {
+      status: 'enabled',
+      peer_id: this.nodeId,
+      peers,
+      raft_info: { term: 0, commit: 0, pending_operations: 0, leader: null, role: null, is_voter: true },
+      consensus_thread_status: { consensus_thread_status: 'working', last_update: new Date().toISOString() },
+      message_send_failures: {},
+    };
+  }
+
+  /** `GET C/cluster` (Qdrant's CollectionClusterInfo shape): this node's shards and the others'. */
+  collectionStatus(record: ClusterCollectionRecord): Record<string, unknown> {
+    const local: Record<string, unknown>[] = [];
+    const remote: Record<string, unknown>[] = [];
+    record.placement.forEach((nodes, shard) => {
+      for (const node of nodes) {
+        if (node === this.nodeId) local.push({ shard_id: shard, points_count: this.replicas.get(`${record.incarnation}.${shard}`)?.appliedSequence ?? 0, state: 'Active' });
+        else remote.push({ shard_id: shard, peer_id: node, state: 'Active' });
+      }
+    });
+    return { peer_id: this.nodeId, shard_count: record.shard_number, local_shards: local, remote_shards: remote, shard_transfers: [] };
   }
 
   readerFor(record: ClusterCollectionRecord): NatsShardReader {

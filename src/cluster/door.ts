@@ -240,6 +240,7 @@ export function registerClusterDoor(app: FastifyInstance, slot: ClusterNodeSlot)
     const url = request.routeOptions.url ?? '';
     const method = request.method;
     const name = (request.params as { collection_name?: string } | undefined)?.collection_name;
+    if (url === '/cluster' && method === 'GET') return node().status();
     if (url === '/collections' && method === 'GET') {
       const names = (await node().metadata.collections()).map((found) => found.name).sort((left, right) => (left < right ? -1 : left > right ? 1 : 0));
       return { collections: names.map((found) => ({ name: found })) };
@@ -253,6 +254,7 @@ export function registerClusterDoor(app: FastifyInstance, slot: ClusterNodeSlot)
       if (method === 'GET') return info(name);
       if (method === 'PATCH') return update(name, request.body, wait);
     }
+    if (tail === '/cluster' && method === 'GET') return node().collectionStatus(await record(name));
     if (tail === '/exists' && method === 'GET') return { exists: (await node().metadata.collection(name)) !== undefined };
     if (writes.has(`${method} ${tail}`)) return write(request, tail);
     const { path } = relativeParts(request.url);
@@ -264,7 +266,7 @@ export function registerClusterDoor(app: FastifyInstance, slot: ClusterNodeSlot)
   app.addHook('preHandler', async (request, reply) => {
     if (isInternalRequest(request) || request.is404) return;
     const url = request.routeOptions.url ?? '';
-    if (!url.startsWith('/collections')) return;
+    if (!url.startsWith('/collections') && url !== '/cluster') return;
     let result: unknown;
     try {
       result = await answer(request, reply);

@@ -17,16 +17,9 @@ export function installCluster(app: FastifyInstance, engine: Engine, config: Con
       const node = new ClusterNode(app, config, logger);
       await node.open();
       slot.current = node;
-      // Replicas apply through the REST routes, which answer 412 until every step is done.
-      void (async () => {
-        while (engine.state === 'initializing') await new Promise((resolve) => setTimeout(resolve, 10));
-        if (!engine.isReady) return;
-        try {
-          await node.startReplicas();
-        } catch (error) {
-          logger.error({ err: error }, 'cluster: could not start following the collections');
-        }
-      })();
+      // The node's shards are created and subscribed before it reports ready; their log is
+      // applied through the REST routes, which wait for the engine (shard-replica.ts).
+      await node.startReplicas();
     },
     close: async () => {
       await slot.current?.close();

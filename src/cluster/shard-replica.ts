@@ -54,6 +54,7 @@ export interface ReplicaContext {
 }
 
 const retryDelayMs = 250;
+const watchdogIntervalMs = 1500;
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
@@ -66,6 +67,8 @@ export class ShardReplica {
   private readonly appliedWaiters: { sequence: number; resolve(): void }[] = [];
   private readSubscription: Subscription | undefined;
   private stopConsumer: (() => void) | undefined;
+  private lastProgress = Date.now();
+  private watchdog: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly context: ReplicaContext,
@@ -93,10 +96,34 @@ export class ShardReplica {
       },
     });
     void this.consumeForever();
+    this.watchdog = setInterval(() => void this.checkProgress(), watchdogIntervalMs);
+    this.watchdog.unref();
+  }
+
+  /**
+   * A consumer can stall silently when the stream's leader moves (a NATS server killed): when
+   * the log holds operations this replica has not applied and nothing was applied for a while,
+   * the consumer is closed and recreated from the first unapplied operation.
+   */
+  private async checkProgress(): Promise<void> {
+    if (this.stopped) return;
+    try {
+      const last = await this.context.manager.streams.getMessage(streamName(this.record.incarnation), {
+        last_by_subj: operationsSubject(this.record.incarnation, this.shard),
+      });
+      if (last !== null && last.seq > this.applied && Date.now() - this.lastProgress > watchdogIntervalMs) {
+        this.context.logger.warn({ shard: this.localName, applied: this.applied, last: last.seq }, 'cluster: shard consumer stalled; recreating it');
+        this.lastProgress = Date.now();
+        this.stopConsumer?.();
+      }
+    } catch {
+      // NATS unreachable right now: the next check tries again
+    }
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
+    if (this.watchdog) clearInterval(this.watchdog);
     this.readSubscription?.unsubscribe();
     this.stopConsumer?.();
   }
@@ -113,6 +140,7 @@ export class ShardReplica {
           opt_start_seq: this.applied + 1,
         });
         const messages = await consumer.consume({ max_messages: 256 });
+        this.lastProgress = Date.now();
         this.stopConsumer = () => void messages.close();
         if (this.stopped) {
           await messages.close();
@@ -131,7 +159,13 @@ export class ShardReplica {
     }
   }
 
+  /** The REST routes answer 412 until every start-up step is done: wait for that. */
+  private async engineReady(): Promise<void> {
+    while (this.context.app.engine.state === 'initializing' && !this.stopped) await sleep(10);
+  }
+
   private async apply(message: JsMsg): Promise<void> {
+    await this.engineReady();
     const operation = parseJson(message.string()) as LoggedOperation;
     const separator = operation.query === '' ? '?' : '&';
     const url = localCollectionUrl(this.localName, operation.path, `${operation.query}${separator}wait=true`);
@@ -150,6 +184,7 @@ export class ShardReplica {
 
   private markApplied(sequence: number, answer: { status: number; body: string }): void {
     this.applied = sequence;
+    this.lastProgress = Date.now();
     const report: AppliedReport = { incarnation: this.record.incarnation, shard: this.shard, node: this.context.nodeId, sequence };
     if (answer.status >= 400) report.refused = { status: answer.status, message: errorMessageOf(answer.body) };
     this.context.connection.publish(appliedSubject(this.record.incarnation, this.shard), serializeJson(report));
@@ -183,6 +218,7 @@ export class ShardReplica {
     let answer: ShardReadAnswer;
     try {
       const request = parseJson(message.string()) as ShardReadRequest;
+      await this.engineReady();
       // Read-after-acknowledge: catch up with what the log held for this shard when the read came.
       const last = await this.context.manager.streams.getMessage(streamName(this.record.incarnation), {
         last_by_subj: operationsSubject(this.record.incarnation, this.shard),

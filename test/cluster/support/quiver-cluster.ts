@@ -48,6 +48,18 @@ async function startNode(node: QuiverNode, nats: NatsCluster, options: QuiverClu
   await waitUntilReady(node.url, '/collections', 60_000);
 }
 
+/** Every node's heartbeat is in before a test creates a collection (placement reads them). */
+export async function waitForPeers(url: string, count: number, timeoutMs = 20_000): Promise<void> {
+  const started = Date.now();
+  for (;;) {
+    const response = await fetch(`${url}/cluster`);
+    const body = (await response.json()) as { result?: { peers?: Record<string, unknown> } };
+    if (Object.keys(body.result?.peers ?? {}).length >= count) return;
+    if (Date.now() - started > timeoutMs) throw new Error(`only ${JSON.stringify(body.result?.peers)} joined within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 export async function startQuiverCluster(options: QuiverClusterOptions = {}): Promise<QuiverCluster> {
   const nats = await startNatsCluster(options.natsServers ?? 3);
   const root = await mkdtemp(join(tmpdir(), 'quiver-cluster-'));
@@ -64,8 +76,7 @@ export async function startQuiverCluster(options: QuiverClusterOptions = {}): Pr
     await nats.stop();
     throw error;
   }
-  // Every node's heartbeat is in before a test creates a collection (placement reads them).
-  await new Promise((resolve) => setTimeout(resolve, 300));
+  await waitForPeers(nodes[0]!.url, nodes.length);
   return {
     nats,
     nodes,
@@ -75,9 +86,10 @@ export async function startQuiverCluster(options: QuiverClusterOptions = {}): Pr
     },
     async restartNode(index) {
       await startNode(nodes[index]!, nats, options);
+      await waitForPeers(nodes[index]!.url, nodes.filter((node) => node.server).length);
     },
     async stop() {
-      await Promise.all(nodes.map((node) => node.server?.kill('SIGTERM')));
+      await Promise.all(nodes.map(async (node) => node.server?.kill('SIGTERM')));
       await nats.stop();
       await rm(root, { recursive: true, force: true });
     },
