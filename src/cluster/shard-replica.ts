@@ -89,6 +89,7 @@ export class ShardReplica {
     }
     const stored = await app.collections.get(this.localName).store.extension(appliedSequenceNamespace);
     this.applied = Number(stored.get(appliedSequenceKey) ?? 0);
+    this.context.logger.info({ shard: this.localName, applied_sequence: this.applied }, 'cluster: shard replica resumes after its last applied log sequence');
     this.readSubscription = this.context.connection.subscribe(readSubject(this.record.incarnation, this.shard), {
       queue: 'quiver-replicas',
       callback: (error, message) => {
@@ -170,7 +171,7 @@ export class ShardReplica {
     const separator = operation.query === '' ? '?' : '&';
     const url = localCollectionUrl(this.localName, operation.path, `${operation.query}${separator}wait=true`);
     for (;;) {
-      const answer = await withAppliedSequence(message.seq, () => dispatchLocal(this.context.app, operation.method, url, operation.body));
+      const answer = await withAppliedSequence(this.localName, message.seq, () => dispatchLocal(this.context.app, operation.method, url, operation.body));
       if (answer.status < 400 || (answer.status < 500 && answer.status !== 412 && answer.status !== 429)) {
         this.markApplied(message.seq, answer);
         return;

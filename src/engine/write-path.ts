@@ -88,7 +88,7 @@ export class WritePath {
     const { assertOperable, checkpointer, store, queue, logger, name } = this.options;
     assertOperable();
     // Cluster mode: the log position being applied is stored with the write (applied-sequence.ts).
-    const appliedSequence = currentAppliedSequence();
+    const appliedSequence = currentAppliedSequence(name);
     let acknowledge: (operationId: number) => void = () => undefined;
     const written = new Promise<number>((resolve) => {
       acknowledge = resolve;

@@ -2,6 +2,7 @@
 // nodes as real processes on loopback. The same data and queries are answered by the cluster and
 // by one single-node server (the reference); nodes and NATS servers are SIGKILLed during write
 // streams and every acknowledged write must survive.
+import { QdrantClient as QdrantGrpcClient } from '@qdrant/js-client-grpc';
 import { QdrantClient } from '@qdrant/js-client-rest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../support/app.js';
@@ -132,6 +133,24 @@ describe.skipIf(clusterSkipReason !== undefined)('cluster mode', () => {
     }
   }, 60_000);
 
+  it('cluster — the gRPC door follows the REST door: a count through any node is the whole collection', async () => {
+    const expected = await referenceResult<{ count: number }>('POST', '/collections/films/points/count', { exact: true });
+    for (const node of [0, 2]) {
+      const client = new QdrantGrpcClient({ host: '127.0.0.1', port: cluster.nodes[node]!.grpcPort, https: false, checkCompatibility: false });
+      const answer = await client.api('points').count({ collectionName: 'films', exact: true });
+      expect(Number(answer.result?.count)).toBe(expected.count);
+    }
+  });
+
+  it('cluster — with wait=true a write the replicas refuse answers their error; the collection is unchanged', async () => {
+    const before = await result(url(0), 'POST', '/collections/films/points/count', { exact: true });
+    // The index type is checked where the index is built: on each replica.
+    const answer = await call(url(1), 'PUT', '/collections/films/index?wait=true', { field_name: 'city', field_schema: 'no_such_type' });
+    expect(answer.status).toBe(400);
+    expect(JSON.stringify(answer.body)).toMatch(/field_schema|no_such_type/);
+    expect(await result(url(2), 'POST', '/collections/films/points/count', { exact: true })).toEqual(before);
+  });
+
   it('cluster — reads keep working with one replica of each shard down, and a node that comes back catches up from the log', async () => {
     await cluster.killNode(2);
     await expectSameEverywhere('POST', '/collections/films/points/count', { exact: true }, [0, 1]);
@@ -141,6 +160,11 @@ describe.skipIf(clusterSkipReason !== undefined)('cluster mode', () => {
     await result(url(0), 'PUT', '/collections/films/points?wait=true', { points: later });
     await referenceResult('PUT', '/collections/films/points?wait=true', { points: later });
     await cluster.restartNode(2);
+    // It resumed after the sequence its store recorded: only the tail of the log is replayed.
+    const resumed = cluster.nodes[2]!.server!.logLines.filter((line) => line.includes('resumes after its last applied'))
+      .map((line) => JSON.parse(line) as { shard: string; applied_sequence: number });
+    expect(resumed.filter((line) => line.shard.startsWith('quiver_shard_')).length).toBeGreaterThanOrEqual(2);
+    for (const line of resumed) expect(line.applied_sequence, line.shard).toBeGreaterThan(0);
     // With node 1 down, shard 2 (on nodes 3 and 1) is read from node 3 alone: it must have caught up.
     await cluster.killNode(0);
     await expectSameEverywhere('POST', '/collections/films/points/count', { exact: true }, [1, 2]);

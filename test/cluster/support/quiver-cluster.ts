@@ -5,13 +5,15 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startChildServer, waitUntilReady, type ChildServer } from '../../support/child-server.js';
-import { startNatsCluster, type NatsCluster } from './nats-cluster.js';
+import { freePorts, startNatsCluster, type NatsCluster } from './nats-cluster.js';
 
 export interface QuiverNode {
   nodeId: string;
   directory: string;
   server: ChildServer | undefined;
   url: string;
+  /** The node's gRPC door (docs/api.md §14). */
+  grpcPort: number;
 }
 
 export interface QuiverCluster {
@@ -32,6 +34,7 @@ export interface QuiverClusterOptions {
 function nodeEnvironment(node: QuiverNode, nats: NatsCluster, options: QuiverClusterOptions): Record<string, string> {
   return {
     QUIVER__CLUSTER__ENABLED: 'true',
+    QUIVER__SERVICE__GRPC_PORT: String(node.grpcPort),
     QUIVER__CLUSTER__NATS_SERVERS: nats.urls.join(','),
     QUIVER__CLUSTER__NODE_ID: node.nodeId,
     QUIVER__CLUSTER__HEARTBEAT_SECONDS: '1',
@@ -63,11 +66,14 @@ export async function waitForPeers(url: string, count: number, timeoutMs = 20_00
 export async function startQuiverCluster(options: QuiverClusterOptions = {}): Promise<QuiverCluster> {
   const nats = await startNatsCluster(options.natsServers ?? 3);
   const root = await mkdtemp(join(tmpdir(), 'quiver-cluster-'));
-  const nodes: QuiverNode[] = Array.from({ length: options.nodes ?? 3 }, (_, index) => ({
+  const count = options.nodes ?? 3;
+  const grpcPorts = await freePorts(count);
+  const nodes: QuiverNode[] = Array.from({ length: count }, (_, index) => ({
     nodeId: `q${index + 1}`,
     directory: join(root, `q${index + 1}`),
     server: undefined,
     url: '',
+    grpcPort: grpcPorts[index]!,
   }));
   try {
     await Promise.all(nodes.map((node) => startNode(node, nats, options)));
