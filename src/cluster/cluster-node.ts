@@ -47,6 +47,8 @@ export class ClusterNode {
   private jsm: JetStreamManager | undefined;
   private meta: ClusterMetadata | undefined;
   private readonly replicas = new Map<string, ShardReplica>();
+  /** The collections bucket as this node's watcher last saw it (the door's fast path). */
+  private readonly records = new Map<string, ClusterCollectionRecord>();
   private readonly tracker = new AppliedTracker();
   private heartbeatTimer: NodeJS.Timeout | undefined;
   private stopWatching: (() => void) | undefined;
@@ -143,11 +145,21 @@ export class ClusterNode {
     }
     // The current collections first (so this node serves its shards before it reports ready),
     // then every change.
-    for (const record of await this.metadata.collections()) await this.follow(record);
+    for (const record of await this.metadata.collections()) {
+      this.records.set(record.name, record);
+      await this.follow(record);
+    }
     this.stopWatching = await this.metadata.watchCollections(async (entry) => {
       const work = async () => {
-        if (entry.operation === 'PUT' && entry.length > 0) await this.follow(parseJson(entry.string()) as ClusterCollectionRecord);
-        else await this.unfollow(Buffer.from(entry.key, 'base64url').toString('utf8'));
+        if (entry.operation === 'PUT' && entry.length > 0) {
+          const record = parseJson(entry.string()) as ClusterCollectionRecord;
+          this.records.set(record.name, record);
+          await this.follow(record);
+        } else {
+          const name = Buffer.from(entry.key, 'base64url').toString('utf8');
+          this.records.delete(name);
+          await this.unfollow(name);
+        }
       };
       this.changes = this.changes.then(work).catch((error: unknown) => this.logger.error({ err: error, key: entry.key }, 'cluster: applying a metadata change failed'));
       await this.changes;
@@ -180,6 +192,14 @@ export class ClusterNode {
       this.tracker.forget(replica.record.incarnation);
       if (this.app.collections.exists(replica.localName)) await this.app.collections.delete(replica.localName);
     }
+  }
+
+  /**
+   * The collection's record: as last watched (no round trip), else read from the bucket (a
+   * collection created elsewhere a moment ago). Undefined when it does not exist.
+   */
+  async collection(name: string): Promise<ClusterCollectionRecord | undefined> {
+    return this.records.get(name) ?? (await this.metadata.collection(name));
   }
 
   /** `GET /cluster` (Qdrant's ClusterStatus shape): the live nodes as peers. */

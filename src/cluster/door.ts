@@ -14,6 +14,7 @@ import { isInternalRequest } from '../auth/internal-request.js';
 import { applyCollectionUpdate, buildCollectionConfig, ConfigProblem, describeCollectionConfig } from '../engine/collection-config.js';
 import { vectorLayoutOf } from '../engine/collection.js';
 import { validateCollectionName } from '../engine/collection-name.js';
+import { withoutVectorName, withVectorName, type VectorNameConfig } from '../engine/vector-name-config.js';
 import { errors, isQuiverError } from '../errors.js';
 import { checkCreate, checkUpdate } from '../http/collections.js';
 import { success } from '../http/envelope.js';
@@ -83,7 +84,7 @@ export function registerClusterDoor(app: FastifyInstance, slot: ClusterNodeSlot)
   const writes = writeRoutes(app);
 
   async function record(name: string): Promise<ClusterCollectionRecord> {
-    const found = await node().metadata.collection(name);
+    const found = await node().collection(name);
     if (!found) throw errors.collectionNotFound(name);
     return found;
   }
@@ -182,22 +183,34 @@ export function registerClusterDoor(app: FastifyInstance, slot: ClusterNodeSlot)
     };
   }
 
-  async function update(name: string, body: unknown, wait: boolean): Promise<boolean> {
-    const request = checkUpdate(body);
-    for (;;) {
+  /**
+   * A config change (PATCH C, a vector name added or removed): checked against the current
+   * config (a 400 changes nothing), published to every shard's log so it is ordered with the
+   * point writes, then recorded in the metadata, re-applied to the latest record (compare-and-set).
+   */
+  async function changeConfig(request: FastifyRequest, change: (config: ClusterCollectionRecord['config']) => ClusterCollectionRecord['config']): Promise<number> {
+    const name = (request.params as { collection_name: string }).collection_name;
+    const found = await record(name);
+    try {
+      change(found.config);
+    } catch (error) {
+      throw configProblem(error);
+    }
+    const { path, query, wait } = relativeParts(request.url);
+    const operation: LoggedOperation = { method: request.method, path, query, body: request.body ?? undefined };
+    const sequence = await node().publish(found, Array.from({ length: found.shard_number }, () => operation), wait);
+    for (let attempt = 0; attempt < 20; attempt += 1) {
       const current = await node().metadata.collectionWithRevision(name);
-      if (!current) throw errors.collectionNotFound(name);
+      if (!current || current.record.incarnation !== found.incarnation) break;
       let next;
       try {
-        next = applyCollectionUpdate(current.record.config, request);
-      } catch (error) {
-        throw configProblem(error);
+        next = change(current.record.config);
+      } catch {
+        break;
       }
-      if (!(await node().metadata.updateCollection({ ...current.record, config: next }, current.revision))) continue;
-      const operation: LoggedOperation = { method: 'PATCH', path: '', query: '', body: request };
-      await node().publish(current.record, Array.from({ length: current.record.shard_number }, () => operation), wait);
-      return true;
+      if (await node().metadata.updateCollection({ ...current.record, config: next }, current.revision)) break;
     }
+    return sequence;
   }
 
   async function write(request: FastifyRequest, tail: string): Promise<unknown> {
@@ -252,7 +265,18 @@ export function registerClusterDoor(app: FastifyInstance, slot: ClusterNodeSlot)
       if (method === 'PUT') return create(name, request.body);
       if (method === 'DELETE') return remove(name);
       if (method === 'GET') return info(name);
-      if (method === 'PATCH') return update(name, request.body, wait);
+      if (method === 'PATCH') {
+        const update = checkUpdate(request.body);
+        await changeConfig(request, (config) => applyCollectionUpdate(config, update));
+        return true;
+      }
+    }
+    if (tail === '/vectors/:vector_name' && (method === 'PUT' || method === 'DELETE')) {
+      const vectorName = (request.params as { vector_name: string }).vector_name;
+      const limits = app.quiverConfig.limits;
+      const sequence = await changeConfig(request, (config) =>
+        method === 'PUT' ? withVectorName(config, vectorName, request.body as VectorNameConfig, limits).config : withoutVectorName(config, vectorName).config);
+      return { operation_id: sequence, status: wait ? 'completed' : 'acknowledged' };
     }
     if (tail === '/cluster' && method === 'GET') return node().collectionStatus(await record(name));
     if (tail === '/exists' && method === 'GET') return { exists: (await node().metadata.collection(name)) !== undefined };

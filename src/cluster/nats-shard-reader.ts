@@ -8,7 +8,7 @@ import { parseJson } from '../json/parse.js';
 import { serializeJson } from '../json/serialize.js';
 import type { ShardReader } from './distributed-read/shard-reader.js';
 import type { ClusterCollectionRecord } from './records.js';
-import { readSubject } from './names.js';
+import { localShardName, readSubject } from './names.js';
 import { errorMessageOf, type ShardReadAnswer, type ShardReadRequest } from './shard-replica.js';
 
 export class NatsShardReader implements ShardReader {
@@ -37,7 +37,8 @@ export class NatsShardReader implements ShardReader {
     }
     const answer = parseJson(text) as ShardReadAnswer;
     if (answer.status >= 400) {
-      const message = errorMessageOf(answer.body);
+      // A replica names its local shard collection; the client knows the collection's name.
+      const message = errorMessageOf(answer.body).replaceAll(localShardName(this.record.incarnation, shard), this.record.name);
       if (answer.status === 503) throw errors.shardUnavailable(this.record.name, shard, message);
       throw errors.fromReplica(answer.status, message);
     }

@@ -187,7 +187,7 @@ export class ShardReplica {
     this.applied = sequence;
     this.lastProgress = Date.now();
     const report: AppliedReport = { incarnation: this.record.incarnation, shard: this.shard, node: this.context.nodeId, sequence };
-    if (answer.status >= 400) report.refused = { status: answer.status, message: errorMessageOf(answer.body) };
+    if (answer.status >= 400) report.refused = { status: answer.status, message: errorMessageOf(answer.body).replaceAll(this.localName, this.record.name) };
     this.context.connection.publish(appliedSubject(this.record.incarnation, this.shard), serializeJson(report));
     for (let index = this.appliedWaiters.length - 1; index >= 0; index -= 1) {
       const waiter = this.appliedWaiters[index]!;

@@ -30,7 +30,7 @@ describe('docker-compose.cluster.yml', () => {
     expect(new Set(quivers.map((service) => service.volumes![0])).size).toBe(3);
     for (const service of quivers) {
       expect(service.environment!.QUIVER__CLUSTER__ENABLED).toBe('true');
-      expect(service.environment!.QUIVER__CLUSTER__NATS_SERVERS.split(',')).toEqual(['nats://nats1:4222', 'nats://nats2:4222', 'nats://nats3:4222']);
+      expect(service.environment!.QUIVER__CLUSTER__NATS_SERVERS!.split(',')).toEqual(['nats://nats1:4222', 'nats://nats2:4222', 'nats://nats3:4222']);
       expect(service.environment!.QUIVER__CLUSTER__ADVERTISE_URL).toBe(`http://${service.environment!.QUIVER__CLUSTER__NODE_ID}:6573`);
     }
   });
