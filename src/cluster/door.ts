@@ -25,6 +25,7 @@ import type { ClusterNode } from './cluster-node.js';
 import { distributedRead, isDistributedReadPath } from './distributed-read/index.js';
 import { metadataFormat, type ClusterCollectionRecord } from './records.js';
 import { newIncarnation } from './names.js';
+import { placeShards, shardSettings } from './placement.js';
 import { splitOperations, splitSelected, splitUpsert, splitVectorUpdates } from './shard-routing.js';
 import type { LoggedOperation } from './shard-replica.js';
 
@@ -101,16 +102,12 @@ export function registerClusterDoor(app: FastifyInstance, slot: ClusterNodeSlot)
     if (config === 'vectors_config_required') throw errors.vectorsConfigRequired();
     const nodes = (await node().metadata.liveNodes()).map((beat) => beat.node_id).sort();
     if (nodes.length === 0) nodes.push(node().nodeId);
-    // Defaults (docs/cluster.md §2): one shard per live node, two replicas when two nodes live.
-    const shardNumber = Number(request.shard_number ?? nodes.length);
-    const replicationFactor = Number(request.replication_factor ?? Math.min(2, nodes.length));
-    const writeConsistencyFactor = Number(request.write_consistency_factor ?? 1);
-    if (shardNumber > 256) throw errors.invalidField('shard_number', `must be at most 256 (got ${shardNumber})`);
-    if (writeConsistencyFactor > replicationFactor) {
-      throw errors.invalidField('write_consistency_factor', `must not exceed replication_factor (${replicationFactor}), got ${writeConsistencyFactor}`);
-    }
-    const copies = Math.min(replicationFactor, nodes.length);
-    const placement = Array.from({ length: shardNumber }, (_, shard) => Array.from({ length: copies }, (__, copy) => nodes[(shard + copy) % nodes.length]!));
+    // Defaults (docs/cluster.md §1): one shard per live node, two replicas when two nodes live.
+    const settings = shardSettings(request, nodes.length);
+    const shardNumber = settings.shard_number;
+    const replicationFactor = settings.replication_factor;
+    const writeConsistencyFactor = settings.write_consistency_factor;
+    const placement = placeShards(nodes, settings);
     const incarnation = newIncarnation();
     const clusterRecord: ClusterCollectionRecord = {
       format: metadataFormat,
