@@ -202,6 +202,15 @@ export class ClusterNode {
     return this.records.get(name) ?? (await this.metadata.collection(name));
   }
 
+  /** The door changed the bucket itself: the cache follows at once, not when the watcher does. */
+  remember(record: ClusterCollectionRecord): void {
+    this.records.set(record.name, record);
+  }
+
+  forget(name: string): void {
+    this.records.delete(name);
+  }
+
   /** `GET /cluster` (Qdrant's ClusterStatus shape): the live nodes as peers. */
   async status(): Promise<Record<string, unknown>> {
     const peers = Object.fromEntries((await this.metadata.liveNodes()).map((beat) => [beat.node_id, { uri: beat.advertise_url }]));

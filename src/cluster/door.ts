@@ -128,6 +128,7 @@ export function registerClusterDoor(app: FastifyInstance, slot: ClusterNodeSlot)
       await node().deleteStream(clusterRecord);
       throw errors.collectionExists(name);
     }
+    node().remember(clusterRecord);
     // Answer once every shard has a live replica, so the client's next call finds the collection.
     const reader = node().readerFor(clusterRecord);
     const deadline = Date.now() + node().timeoutMs;
@@ -149,6 +150,7 @@ export function registerClusterDoor(app: FastifyInstance, slot: ClusterNodeSlot)
     const found = await node().metadata.collection(name);
     if (!found) return false;
     await node().metadata.deleteCollection(name);
+    node().forget(name);
     await node().deleteStream(found);
     return true;
   }
@@ -212,7 +214,23 @@ export function registerClusterDoor(app: FastifyInstance, slot: ClusterNodeSlot)
 
   async function write(request: FastifyRequest, tail: string): Promise<unknown> {
     const name = (request.params as { collection_name: string }).collection_name;
-    const found = await record(name);
+    const used = await record(name);
+    try {
+      return await writeTo(request, tail, used);
+    } catch (error) {
+      // The watched record may be a moment old (deleted and created again on another node): a
+      // log that refuses the write is looked up again once.
+      if (!isQuiverError(error) || error.status !== 503) throw error;
+      const fresh = await node().metadata.collection(name);
+      if (!fresh) throw errors.collectionNotFound(name);
+      if (fresh.incarnation === used.incarnation) throw error;
+      node().remember(fresh);
+      return writeTo(request, tail, fresh);
+    }
+  }
+
+  async function writeTo(request: FastifyRequest, tail: string, found: ClusterCollectionRecord): Promise<unknown> {
+    const name = found.name;
     const route = writes.get(`${request.method} ${tail}`)!;
     const body = (request.body ?? {}) as Body;
     route.check(found, body);

@@ -154,6 +154,16 @@ describe.skipIf(clusterSkipReason !== undefined)('cluster mode', () => {
     expect(refused.status).toBe(400);
   });
 
+  it('cluster — a collection deleted and created again through other nodes takes writes at once through a third', async () => {
+    for (let round = 0; round < 3; round += 1) {
+      await result(url(round % 3), 'PUT', '/collections/recreated', { vectors });
+      await result(url((round + 1) % 3), 'PUT', '/collections/recreated/points?wait=true', { points: points.slice(0, 10 + round) });
+      expect(await result(url((round + 2) % 3), 'POST', '/collections/recreated/points/count', { exact: true })).toEqual({ count: 10 + round });
+      expect(await result(url((round + 2) % 3), 'DELETE', '/collections/recreated')).toBe(true);
+    }
+    for (const node of [0, 1, 2]) expect(await result(url(node), 'GET', '/collections/recreated/exists')).toEqual({ exists: false });
+  });
+
   it('cluster — the gRPC door follows the REST door: a count through any node is the whole collection', async () => {
     const expected = await referenceResult<{ count: number }>('POST', '/collections/films/points/count', { exact: true });
     for (const node of [0, 2]) {
