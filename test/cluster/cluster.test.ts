@@ -49,7 +49,7 @@ describe.skipIf(clusterSkipReason !== undefined)('cluster mode', () => {
   }
 
   beforeAll(async () => {
-    [cluster, reference] = await Promise.all([startQuiverCluster({ requestTimeoutMs: 4000 }), createTestApp()]);
+    [cluster, reference] = await Promise.all([startQuiverCluster({ requestTimeoutMs: 8000 }), createTestApp()]);
   }, 90_000);
 
   afterAll(async () => {
