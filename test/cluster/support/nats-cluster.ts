@@ -68,18 +68,11 @@ async function waitForPort(port: number, timeoutMs: number): Promise<void> {
 
 function startProcess(server: NatsServerProcess, all: NatsServerProcess[]): ChildProcess {
   const routes = all.filter((other) => other !== server).map((other) => `nats://127.0.0.1:${other.clusterPort}`).join(',');
+  // One server alone is not a cluster: no routes (nats-server refuses an empty route list).
+  const clusterArguments = all.length === 1 ? [] : ['--cluster_name', 'quiver', '--cluster', `nats://127.0.0.1:${server.clusterPort}`, '--routes', routes];
   const child = spawn(
     'nats-server',
-    [
-      '-a', '127.0.0.1',
-      '-p', String(server.clientPort),
-      '--server_name', server.name,
-      '-js',
-      '-sd', server.storeDirectory,
-      '--cluster_name', 'quiver',
-      '--cluster', `nats://127.0.0.1:${server.clusterPort}`,
-      '--routes', routes,
-    ],
+    ['-a', '127.0.0.1', '-p', String(server.clientPort), '--server_name', server.name, '-js', '-sd', server.storeDirectory, ...clusterArguments],
     { stdio: ['ignore', 'ignore', 'pipe'] },
   );
   child.stderr!.resume();
