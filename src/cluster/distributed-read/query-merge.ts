@@ -19,7 +19,7 @@ import { CollectionShape } from './collection-shape.js';
 import { everyShard } from './fan-out.js';
 import { mergeRanked, mergeSorted } from './ranked-merge.js';
 import type { ShardReader } from './shard-reader.js';
-import { hasMmr, mergeKindOf, prefetchesOf, scoredOrder } from './stage-forms.js';
+import { hasMmr, mergeKindOf, prefetchesOf, scoredOrder, scoresInFloat64 } from './stage-forms.js';
 import { byId, keyOf, storedScore, wireScore, type WirePoint } from './wire-point.js';
 
 type Body = Record<string, unknown>;
@@ -56,6 +56,9 @@ export async function checkClusterQuery(stage: Body, shape: () => Promise<Collec
   if (hasMmr(stage.query)) throw notInClusterMode('MMR (query.mmr)');
   const kind = mergeKindOf(stage.query);
   if (kind === 'formula' && prefetchesOf(stage).length > 0) throw notInClusterMode('formula queries (query.formula)');
+  if (kind === 'fusion' && (stage.query as Body).fusion === 'dbsf' && prefetchesOf(stage).some(scoresInFloat64)) {
+    throw notInClusterMode('dbsf fusion of best_score, sum_scores, discover, context or relevance_feedback prefetches (query.fusion)');
+  }
   if (kind === 'scored' && (await shape()).usesIdf(typeof stage.using === 'string' ? stage.using : '')) {
     throw notInClusterMode('a sparse vector with the idf modifier (its weights need the statistics of the whole collection)');
   }

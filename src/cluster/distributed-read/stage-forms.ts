@@ -46,3 +46,12 @@ export function prefetchesOf(stage: Body): Body[] {
   if (prefetch === undefined || prefetch === null) return [];
   return Array.isArray(prefetch) ? (prefetch as Body[]) : [prefetch as Body];
 }
+
+/**
+ * Forms one node scores in float64 (recommend's best_score and sum_scores, discover, context,
+ * relevance_feedback): their scores leave as float32 text, so a coordinator cannot fuse them by
+ * value (dbsf) bit for bit; ranks (rrf) are unaffected.
+ */
+export function scoresInFloat64(stage: Body): boolean {
+  return mergeKindOf(stage.query) === 'scored' && !rankedByDistance(stage.query);
+}
