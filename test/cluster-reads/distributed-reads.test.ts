@@ -172,6 +172,26 @@ describe('distributed reads — query', () => {
     await expectSame('POST', '/points/query', { prefetch: { limit: 40 }, query: { order_by: 'rank' }, limit: 10, with_payload: ['rank'] });
   });
 
+  it('query — a formula over prefetches is evaluated at the coordinator on merged scores, payloads and conditions', async () => {
+    const prefetch = [
+      { query: denseQuery, using: 'dense', limit: 20, params: exact },
+      { query: { text: 'alpha beta', model: 'qdrant/bm25' }, using: 'text', limit: 20 },
+    ];
+    await expectSame('POST', '/points/query', {
+      prefetch,
+      query: { formula: { sum: ['$score', { mult: [0.5, '$score[1]'] }, { mult: [0.01, 'rank'] }] }, defaults: { '$score[1]': 0 } },
+      limit: 8,
+      with_payload: ['rank'],
+    });
+    await expectSame('POST', '/points/query', {
+      prefetch,
+      query: { formula: { sum: ['$score', { mult: [2, { key: 'color', match: { value: 'red' } }] }, { key: 'tags', match: { value: 'x' } }] }, defaults: { '$score[0]': -1 } },
+      limit: 10,
+      score_threshold: 0.5,
+    });
+    await expectSame('POST', '/points/query', { prefetch, query: { formula: { ln: 'rank' } }, limit: 5 }, 'error');
+  });
+
   it('query batch — each query merged on its own; a 4xx names its search as one node does', async () => {
     await expectSame('POST', '/points/query/batch', { searches: [{ query: denseQuery, using: 'dense', limit: 3, params: exact }, { query: 3, using: 'euclid', limit: 4, params: exact }] });
     await expectSame('POST', '/points/query/batch', { searches: [{ query: denseQuery, using: 'dense', limit: 3 }, { query: [1, 2], using: 'dense', limit: 4 }] }, 'error');
@@ -182,7 +202,9 @@ describe('distributed reads — refusals and failures', () => {
   it('refusal — MMR, formulas, lookup_from and the search matrix are a 400 naming them in cluster mode', async () => {
     const cases: [string, unknown, RegExp][] = [
       ['/points/query', { query: { nearest: denseQuery, mmr: { diversity: 0.5 } }, using: 'dense' }, /MMR/],
-      ['/points/query', { prefetch: { query: denseQuery, using: 'dense' }, query: { formula: '$score' } }, /formula/],
+      ['/points/query', { prefetch: { query: { context: [{ positive: 1, negative: 2 }] }, using: 'dense' }, query: { formula: '$score' } }, /formula/],
+      ['/points/query', { prefetch: [{ query: { discover: { target: 1, context: [{ positive: 2, negative: 3 }] } }, using: 'dense' }], query: { fusion: 'dbsf' } }, /dbsf/],
+      ['/points/query', { query: { indices: [1], values: [1] }, using: 'terms', prefetch: { query: [1, 0], using: 'dot' }, lookup_from: { collection: 'all', vector: 'terms' } }, /lookup_from/],
       ['/points/query', { query: 3, using: 'dense', lookup_from: { collection: 'all' } }, /lookup_from/],
       ['/points/search/matrix/pairs', { sample: 10, limit: 2, using: 'dense' }, /search matrix/],
     ];

@@ -70,7 +70,7 @@ function queryOf(random: Random): Record<string, unknown> {
   const common: Record<string, unknown> = { limit, offset: Math.floor(random() * 4), with_payload: pick(random, [false, true, ['color']]), with_vector: pick(random, [false, ['euclid']]) };
   const filter = filterOf(random);
   if (filter !== undefined) common.filter = filter;
-  const shape = Math.floor(random() * 4);
+  const shape = Math.floor(random() * 5);
   if (shape === 0) return { ...leafOf(random, limit), ...common };
   const prefetch = [leafOf(random, 5 + Math.floor(random() * 20)), leafOf(random, 5 + Math.floor(random() * 20))];
   if (shape === 1) return { prefetch, query: pick(random, [{ fusion: 'rrf' }, { fusion: 'dbsf' }, { rrf: { k: 1 + Math.floor(random() * 5), weights: [round(random() + 0.5), 1] } }]), ...common };
@@ -78,12 +78,15 @@ function queryOf(random: Random): Record<string, unknown> {
     const { query, using, params } = leafOf(random, limit);
     return { prefetch, query, ...(using !== undefined ? { using } : {}), ...(params !== undefined ? { params } : {}), ...common };
   }
-  return { prefetch, query: { order_by: { key: 'rank', direction: pick(random, ['asc', 'desc']) } }, ...common };
+  if (shape === 3) return { prefetch, query: { order_by: { key: 'rank', direction: pick(random, ['asc', 'desc']) } }, ...common };
+  const formula = { sum: ['$score', { mult: [round(random()), '$score[1]'] }, { mult: [0.05, 'rank'] }, { key: 'color', match: { value: pick(random, colors) } }] };
+  return { prefetch, query: { formula, defaults: { '$score[0]': 0, '$score[1]': round(random()) } }, ...common };
 }
 
-/** dbsf over float64-scored prefetches is refused in cluster mode (docs/architecture.md §12+). */
+/** dbsf or a formula over float64-scored prefetches is refused in cluster mode (docs/architecture.md §12). */
 function refusedInCluster(body: Record<string, unknown>): boolean {
-  if ((body.query as { fusion?: string } | undefined)?.fusion !== 'dbsf') return false;
+  const root = body.query as { fusion?: string; formula?: unknown } | undefined;
+  if (root?.fusion !== 'dbsf' && root?.formula === undefined) return false;
   return (body.prefetch as Record<string, unknown>[]).some((stage) => {
     const query = stage.query as Record<string, any>;
     return typeof query === 'object' && query !== null && ('discover' in query || ('recommend' in query && query.recommend.strategy !== 'average_vector'));

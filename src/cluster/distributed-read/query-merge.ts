@@ -6,7 +6,8 @@
 //   (`has_id` + exact) and merges with one node's tie rule (candidate order; id for sparse);
 // - order_by over prefetches reads the candidates' payloads and orders them with the same
 //   routine one node uses (src/search/ordered-stages.ts);
-// - MMR, formulas, lookup_from and IDF-weighted sparse stages are refused (./cluster-refusals.ts).
+// - a formula is evaluated here (./formula-merge.ts) on the merged scores and fetched payloads;
+// - MMR, lookup_from and IDF-weighted sparse stages are refused (./cluster-refusals.ts).
 import type { PointEntry } from '../../engine/collection.js';
 import { parsePointId } from '../../points/ids.js';
 import type { Payload } from '../../points/selectors.js';
@@ -17,6 +18,7 @@ import { passesThreshold, type ScoreOrder } from '../../search/score-order.js';
 import { notInClusterMode } from './cluster-refusals.js';
 import { CollectionShape } from './collection-shape.js';
 import { everyShard } from './fan-out.js';
+import { formulaAcrossShards } from './formula-merge.js';
 import { mergeRanked, mergeSorted } from './ranked-merge.js';
 import type { ShardReader } from './shard-reader.js';
 import { hasMmr, mergeKindOf, prefetchesOf, scoredOrder, scoresInFloat64 } from './stage-forms.js';
@@ -55,7 +57,9 @@ export async function checkClusterQuery(stage: Body, shape: () => Promise<Collec
   if (stage.lookup_from !== undefined && stage.lookup_from !== null) throw notInClusterMode('lookup_from (examples from another collection)');
   if (hasMmr(stage.query)) throw notInClusterMode('MMR (query.mmr)');
   const kind = mergeKindOf(stage.query);
-  if (kind === 'formula' && prefetchesOf(stage).length > 0) throw notInClusterMode('formula queries (query.formula)');
+  if (kind === 'formula' && prefetchesOf(stage).some(scoresInFloat64)) {
+    throw notInClusterMode('a formula over best_score, sum_scores, discover, context or relevance_feedback prefetches (query.formula)');
+  }
   if (kind === 'fusion' && (stage.query as Body).fusion === 'dbsf' && prefetchesOf(stage).some(scoresInFloat64)) {
     throw notInClusterMode('dbsf fusion of best_score, sum_scores, discover, context or relevance_feedback prefetches (query.fusion)');
   }
@@ -127,6 +131,10 @@ export class QueryMerge {
     if (candidates.length === 0) return { order: 'larger_better', points: [] };
     if (kind === 'sample') return { order: 'larger_better', points: randomPick(candidates, limit) };
     if (kind === 'order_by') return this.orderCandidates(stage, candidates, limit);
+    if (kind === 'formula') {
+      const payloads = await this.fetch(candidates, { with_payload: true, with_vector: false });
+      return withThreshold({ order: 'larger_better', points: await formulaAcrossShards(this.reader, stage.query as Body, children, candidates, payloads, limit) }, threshold);
+    }
     return this.rescore(stage, candidates, limit);
   }
 
