@@ -5,6 +5,7 @@
 import { evaluateFormula, parseFormula } from '../../search/formula.js';
 import { TopK } from '../../search/top-k.js';
 import type { Payload } from '../../points/selectors.js';
+import { chunksOf } from './candidate-chunks.js';
 import { everyShard } from './fan-out.js';
 import type { ShardReader } from './shard-reader.js';
 import { keyOf, type WirePoint } from './wire-point.js';
@@ -16,11 +17,15 @@ interface ChildOutput {
 }
 
 async function keysMatching(reader: ShardReader, candidates: readonly WirePoint[], condition: unknown): Promise<Set<string>> {
-  const answers = await everyShard<{ points: WirePoint[] }>(reader, 'POST', '/points/query', {
-    filter: { must: [{ has_id: candidates.map((point) => point.id) }, { must: [condition] }] },
-    limit: candidates.length,
-  });
-  return new Set(answers.flatMap((answer) => answer.points).map(keyOf));
+  const matching = new Set<string>();
+  for (const chunk of chunksOf(candidates)) {
+    const answers = await everyShard<{ points: WirePoint[] }>(reader, 'POST', '/points/query', {
+      filter: { must: [{ has_id: chunk.map((point) => point.id) }, { must: [condition] }] },
+      limit: chunk.length,
+    });
+    for (const point of answers.flatMap((answer) => answer.points)) matching.add(keyOf(point));
+  }
+  return matching;
 }
 
 /** The best `limit` candidates by the formula's value, larger first, ties in candidate order. */

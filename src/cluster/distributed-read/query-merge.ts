@@ -16,6 +16,7 @@ import { orderByPayload } from '../../search/ordered-stages.js';
 import { defaultRrfK, type OrderBySpec, type QueryStage } from '../../search/plan.js';
 import { passesThreshold, type ScoreOrder } from '../../search/score-order.js';
 import { notInClusterMode } from './cluster-refusals.js';
+import { chunksOf } from './candidate-chunks.js';
 import { CollectionShape } from './collection-shape.js';
 import { everyShard } from './fan-out.js';
 import { formulaAcrossShards } from './formula-merge.js';
@@ -161,10 +162,13 @@ export class QueryMerge {
   private async rescore(stage: Body, candidates: readonly WirePoint[], limit: number): Promise<StageResult> {
     const shape = await this.shape();
     const using = typeof stage.using === 'string' ? stage.using : '';
-    const request: Body = { query: stage.query, filter: hasIdFilter(candidates), params: { ...((stage.params as Body | null) ?? {}), exact: true }, limit, with_payload: false, with_vector: false };
+    const request: Body = { query: stage.query, params: { ...((stage.params as Body | null) ?? {}), exact: true }, limit, with_payload: false, with_vector: false };
     if (stage.using !== undefined && stage.using !== null) request.using = stage.using;
     if (stage.score_threshold !== undefined && stage.score_threshold !== null) request.score_threshold = stage.score_threshold;
-    const answers = await everyShard<{ points: WirePoint[] }>(this.reader, 'POST', '/points/query', request);
+    // Each chunk's best `limit` on each shard: together they hold the best `limit` of all.
+    const answers = (
+      await Promise.all(chunksOf(candidates).map((chunk) => everyShard<{ points: WirePoint[] }>(this.reader, 'POST', '/points/query', { ...request, filter: hasIdFilter(chunk) })))
+    ).flat();
     const lists = answers.map((answer) => answer.points.map((point) => ({ ...point, score: storedScore(point) })));
     const order = scoredOrder(stage, shape);
     if (!shape.isSparse(using)) {
@@ -177,11 +181,13 @@ export class QueryMerge {
     const seen = new Set(scored.map(keyOf));
     const threshold = typeof stage.score_threshold === 'number' ? stage.score_threshold : undefined;
     if (threshold === undefined || passesThreshold('larger_better', 0, threshold)) {
-      const holding = await everyShard<{ points: WirePoint[] }>(this.reader, 'POST', '/points/query', {
-        filter: { must: [{ has_id: candidates.map((point) => point.id) }, { has_vector: using }] },
-        limit: candidates.length,
-      });
-      for (const point of holding.flatMap((answer) => answer.points)) if (!seen.has(keyOf(point))) scored.push({ ...point, score: 0 });
+      for (const chunk of chunksOf(candidates)) {
+        const holding = await everyShard<{ points: WirePoint[] }>(this.reader, 'POST', '/points/query', {
+          filter: { must: [{ has_id: chunk.map((point) => point.id) }, { has_vector: using }] },
+          limit: chunk.length,
+        });
+        for (const point of holding.flatMap((answer) => answer.points)) if (!seen.has(keyOf(point))) scored.push({ ...point, score: 0 });
+      }
     }
     scored.sort((left, right) => right.score! - left.score! || byId(left, right));
     return { order: 'larger_better', points: scored.slice(0, limit) };
@@ -189,13 +195,17 @@ export class QueryMerge {
 
   /** The points' payloads and vectors as `selectors` ask, read from the shards holding them. */
   private async fetch(points: readonly WirePoint[], selectors: Selectors): Promise<Map<string, WirePoint>> {
-    const answers = await everyShard<{ points: WirePoint[] }>(this.reader, 'POST', '/points/query', {
-      filter: hasIdFilter(points),
-      limit: points.length,
-      with_payload: selectors.with_payload,
-      with_vector: selectors.with_vector,
-    });
-    return new Map(answers.flatMap((answer) => answer.points).map((point) => [keyOf(point), point]));
+    const found = new Map<string, WirePoint>();
+    for (const chunk of chunksOf(points)) {
+      const answers = await everyShard<{ points: WirePoint[] }>(this.reader, 'POST', '/points/query', {
+        filter: hasIdFilter(chunk),
+        limit: chunk.length,
+        with_payload: selectors.with_payload,
+        with_vector: selectors.with_vector,
+      });
+      for (const point of answers.flatMap((answer) => answer.points)) found.set(keyOf(point), point);
+    }
+    return found;
   }
 
   private async withSelectors(points: WirePoint[], selectors: Selectors): Promise<WirePoint[]> {
