@@ -136,6 +136,19 @@ describe('distributed reads — query', () => {
     await expectSame('POST', '/points/query', { query: { discover: { target: 11, context: [{ positive: 12, negative: 13 }] } }, using: 'dense', limit: 6 });
     await expectSame('POST', '/points/query', { query: { context: [{ positive: 20, negative: 21 }] }, using: 'euclid', limit: 6 });
     await expectSame('POST', '/points/query', { query: 8, using: 'terms', limit: 5 });
+    const feedback = { relevance_feedback: { target: 14, feedback: [{ example: 15, score: 0.9 }, { example: [0.1, -0.2, 0.3, 0.4], score: 0.1 }], strategy: { naive: { a: 1, b: 0.5, c: 0.5 } } } };
+    await expectSame('POST', '/points/query', { query: feedback, using: 'dense', limit: 7 });
+    await expectSame('POST', '/points/query', { prefetch: { query: [0.2, 0.1, 0.4], using: 'euclid', limit: 25, params: exact }, query: feedback, using: 'dense', limit: 5 });
+  });
+
+  it('query — a random sample draws distinct points of the collection, as many as asked', async () => {
+    for (const body of [{ query: { sample: 'random' }, limit: 9 }, { prefetch: { limit: 30 }, query: { sample: 'random' }, limit: 12, with_payload: true }]) {
+      const answer = (await distributedRead(server.reader, 'POST', '/points/query', body)) as { points: { id: unknown; score: number; payload?: unknown }[] };
+      const ids = answer.points.map((point) => point.id);
+      expect(new Set(ids).size).toBe(body.limit);
+      for (const point of answer.points) expect(points.some((stored) => stored.id === point.id)).toBe(true);
+      if (body.with_payload) for (const point of answer.points) expect(point.payload).toEqual(points.find((stored) => stored.id === point.id)!.payload);
+    }
   });
 
   it('query — an example id no shard holds is one node\'s 404; a point without the vector is its 400', async () => {

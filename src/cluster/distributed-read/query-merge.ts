@@ -22,7 +22,7 @@ import { everyShard } from './fan-out.js';
 import { formulaAcrossShards } from './formula-merge.js';
 import { mergeRanked, mergeSorted } from './ranked-merge.js';
 import type { ShardReader } from './shard-reader.js';
-import { hasMmr, mergeKindOf, prefetchesOf, scoredOrder, scoresInFloat64 } from './stage-forms.js';
+import { hasMmr, mergeKindOf, prefetchesOf, rankedByDistance, scoredOrder, scoresInFloat64 } from './stage-forms.js';
 import { byId, keyOf, storedScore, wireScore, type WirePoint } from './wire-point.js';
 
 type Body = Record<string, unknown>;
@@ -162,7 +162,13 @@ export class QueryMerge {
   private async rescore(stage: Body, candidates: readonly WirePoint[], limit: number): Promise<StageResult> {
     const shape = await this.shape();
     const using = typeof stage.using === 'string' ? stage.using : '';
-    const request: Body = { query: stage.query, params: { ...((stage.params as Body | null) ?? {}), exact: true }, limit, with_payload: false, with_vector: false };
+    // Dense nearest forms go through the index: `exact` makes a shard score every candidate it
+    // holds. Example forms and sparse vectors score them all anyway.
+    const order = scoredOrder(stage, shape);
+    const byDistance = !shape.isSparse(using) && rankedByDistance(stage.query);
+    const params = byDistance ? { ...((stage.params as Body | null) ?? {}), exact: true } : stage.params;
+    const request: Body = { query: stage.query, limit, with_payload: false, with_vector: false };
+    if (params !== undefined && params !== null) request.params = params;
     if (stage.using !== undefined && stage.using !== null) request.using = stage.using;
     if (stage.score_threshold !== undefined && stage.score_threshold !== null) request.score_threshold = stage.score_threshold;
     // Each chunk's best `limit` on each shard: together they hold the best `limit` of all.
@@ -170,7 +176,6 @@ export class QueryMerge {
       await Promise.all(chunksOf(candidates).map((chunk) => everyShard<{ points: WirePoint[] }>(this.reader, 'POST', '/points/query', { ...request, filter: hasIdFilter(chunk) })))
     ).flat();
     const lists = answers.map((answer) => answer.points.map((point) => ({ ...point, score: storedScore(point) })));
-    const order = scoredOrder(stage, shape);
     if (!shape.isSparse(using)) {
       const position = new Map(candidates.map((point, index) => [keyOf(point), index]));
       const byCandidate = (left: WirePoint, right: WirePoint) => position.get(keyOf(left))! - position.get(keyOf(right))!;

@@ -19,7 +19,7 @@ export function mergeKindOf(query: unknown): MergeKind {
 }
 
 /** Forms ranked by the vector's own distance: nearest (any target) and recommend's average_vector. */
-function rankedByDistance(query: unknown): boolean {
+export function rankedByDistance(query: unknown): boolean {
   if (typeof query !== 'object' || query === null || Array.isArray(query)) return true;
   const form = query as Body;
   if ('recommend' in form) {
