@@ -205,6 +205,14 @@ describe('distributed reads — query', () => {
     await expectSame('POST', '/points/query', { prefetch, query: { formula: { ln: 'rank' } }, limit: 5 }, 'error');
   });
 
+  it('query — a plan one node refuses (prefetches without a query, order_by with a threshold, fusion with using) is its 400', async () => {
+    const prefetch = { query: denseQuery, using: 'dense', limit: 10 };
+    await expectSame('POST', '/points/query', { prefetch, limit: 3 }, 'error');
+    await expectSame('POST', '/points/query', { prefetch, query: { order_by: 'rank' }, score_threshold: 1, limit: 3 }, 'error');
+    await expectSame('POST', '/points/query', { prefetch: [prefetch], query: { fusion: 'rrf' }, using: 'dense', limit: 3 }, 'error');
+    await expectSame('POST', '/points/query', { prefetch: { prefetch, limit: 5 }, query: [1, 0, 0, 0], using: 'dense', limit: 3 }, 'error');
+  });
+
   it('query batch — each query merged on its own; a 4xx names its search as one node does', async () => {
     await expectSame('POST', '/points/query/batch', { searches: [{ query: denseQuery, using: 'dense', limit: 3, params: exact }, { query: 3, using: 'euclid', limit: 4, params: exact }] });
     await expectSame('POST', '/points/query/batch', { searches: [{ query: denseQuery, using: 'dense', limit: 3 }, { query: [1, 2], using: 'dense', limit: 4 }] }, 'error');
