@@ -154,6 +154,8 @@ describe('distributed reads — query', () => {
   it('query — an example id no shard holds is one node\'s 404; a point without the vector is its 400', async () => {
     await expectSame('POST', '/points/query', { query: 424242, using: 'dense', limit: 3 }, 'error');
     await expectSame('POST', '/points/query', { query: 7, using: 'terms', limit: 3 }, 'error');
+    await expectSame('POST', '/points/query', { query: { nearest: 'not-a-point-id' }, using: 'dense', limit: 3 }, 'error');
+    await expectSame('POST', '/points/query', { query: { recommend: { positive: [1, 'zzz'] } }, using: 'dense', limit: 3 }, 'error');
   });
 
   it('query — hybrid: dense and BM25 prefetches fused by rrf (k, weights) and dbsf', async () => {

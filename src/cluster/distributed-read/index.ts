@@ -65,7 +65,8 @@ async function inOneNodesWords<Result>(reader: ShardReader, path: string, replay
 
 /** One query request: examples inlined (or one node's error for a missing one), then the merge. */
 async function queryOne(reader: ShardReader, merge: QueryMerge, body: Body): Promise<{ points: unknown[] }> {
-  const resolution = await inlineExamples(reader, body);
+  // A malformed example id is refused by the shards' retrieve: answered in the query's words.
+  const resolution = await inOneNodesWords(reader, '/points/query', () => body, () => inlineExamples(reader, body));
   if (resolution.kind === 'missing') {
     // The shard without the point (or without its vector) answers one node's error.
     await reader.call(resolution.shard, 'POST', '/points/query', body);
