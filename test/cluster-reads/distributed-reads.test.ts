@@ -136,11 +136,26 @@ describe('distributed reads — query', () => {
     await expectSame('POST', '/points/query', { query: { discover: { target: 11, context: [{ positive: 12, negative: 13 }] } }, using: 'dense', limit: 6 });
     await expectSame('POST', '/points/query', { query: { context: [{ positive: 20, negative: 21 }] }, using: 'euclid', limit: 6 });
     await expectSame('POST', '/points/query', { query: 8, using: 'terms', limit: 5 });
+    const feedback = { relevance_feedback: { target: 14, feedback: [{ example: 15, score: 0.9 }, { example: [0.1, -0.2, 0.3, 0.4], score: 0.1 }], strategy: { naive: { a: 1, b: 0.5, c: 0.5 } } } };
+    await expectSame('POST', '/points/query', { query: feedback, using: 'dense', limit: 7 });
+    await expectSame('POST', '/points/query', { prefetch: { query: [0.2, 0.1, 0.4], using: 'euclid', limit: 25, params: exact }, query: feedback, using: 'dense', limit: 5 });
+  });
+
+  it('query — a random sample draws distinct points of the collection, as many as asked', async () => {
+    for (const body of [{ query: { sample: 'random' }, limit: 9 }, { prefetch: { limit: 30 }, query: { sample: 'random' }, limit: 12, with_payload: true }]) {
+      const answer = (await distributedRead(server.reader, 'POST', '/points/query', body)) as { points: { id: unknown; score: number; payload?: unknown }[] };
+      const ids = answer.points.map((point) => point.id);
+      expect(new Set(ids).size).toBe(body.limit);
+      for (const point of answer.points) expect(points.some((stored) => stored.id === point.id)).toBe(true);
+      if (body.with_payload) for (const point of answer.points) expect(point.payload).toEqual(points.find((stored) => stored.id === point.id)!.payload);
+    }
   });
 
   it('query — an example id no shard holds is one node\'s 404; a point without the vector is its 400', async () => {
     await expectSame('POST', '/points/query', { query: 424242, using: 'dense', limit: 3 }, 'error');
     await expectSame('POST', '/points/query', { query: 7, using: 'terms', limit: 3 }, 'error');
+    await expectSame('POST', '/points/query', { query: { nearest: 'not-a-point-id' }, using: 'dense', limit: 3 }, 'error');
+    await expectSame('POST', '/points/query', { query: { recommend: { positive: [1, 'zzz'] } }, using: 'dense', limit: 3 }, 'error');
   });
 
   it('query — hybrid: dense and BM25 prefetches fused by rrf (k, weights) and dbsf', async () => {
@@ -172,6 +187,34 @@ describe('distributed reads — query', () => {
     await expectSame('POST', '/points/query', { prefetch: { limit: 40 }, query: { order_by: 'rank' }, limit: 10, with_payload: ['rank'] });
   });
 
+  it('query — a formula over prefetches is evaluated at the coordinator on merged scores, payloads and conditions', async () => {
+    const prefetch = [
+      { query: denseQuery, using: 'dense', limit: 20, params: exact },
+      { query: { text: 'alpha beta', model: 'qdrant/bm25' }, using: 'text', limit: 20 },
+    ];
+    await expectSame('POST', '/points/query', {
+      prefetch,
+      query: { formula: { sum: ['$score', { mult: [0.5, '$score[1]'] }, { mult: [0.01, 'rank'] }] }, defaults: { '$score[1]': 0 } },
+      limit: 8,
+      with_payload: ['rank'],
+    });
+    await expectSame('POST', '/points/query', {
+      prefetch,
+      query: { formula: { sum: ['$score', { mult: [2, { key: 'color', match: { value: 'red' } }] }, { key: 'tags', match: { value: 'x' } }] }, defaults: { '$score[0]': -1 } },
+      limit: 10,
+      score_threshold: 0.5,
+    });
+    await expectSame('POST', '/points/query', { prefetch, query: { formula: { ln: 'rank' } }, limit: 5 }, 'error');
+  });
+
+  it('query — a plan one node refuses (prefetches without a query, order_by with a threshold, fusion with using) is its 400', async () => {
+    const prefetch = { query: denseQuery, using: 'dense', limit: 10 };
+    await expectSame('POST', '/points/query', { prefetch, limit: 3 }, 'error');
+    await expectSame('POST', '/points/query', { prefetch, query: { order_by: 'rank' }, score_threshold: 1, limit: 3 }, 'error');
+    await expectSame('POST', '/points/query', { prefetch: [prefetch], query: { fusion: 'rrf' }, using: 'dense', limit: 3 }, 'error');
+    await expectSame('POST', '/points/query', { prefetch: { prefetch, limit: 5 }, query: [1, 0, 0, 0], using: 'dense', limit: 3 }, 'error');
+  });
+
   it('query batch — each query merged on its own; a 4xx names its search as one node does', async () => {
     await expectSame('POST', '/points/query/batch', { searches: [{ query: denseQuery, using: 'dense', limit: 3, params: exact }, { query: 3, using: 'euclid', limit: 4, params: exact }] });
     await expectSame('POST', '/points/query/batch', { searches: [{ query: denseQuery, using: 'dense', limit: 3 }, { query: [1, 2], using: 'dense', limit: 4 }] }, 'error');
@@ -179,12 +222,18 @@ describe('distributed reads — query', () => {
 });
 
 describe('distributed reads — refusals and failures', () => {
-  it('refusal — MMR, formulas, lookup_from and the search matrix are a 400 naming them in cluster mode', async () => {
+  it('refusal — MMR, lookup_from, idf sparse vectors, dbsf or formulas over float64 scores and the search matrix are a 400 naming them in cluster mode', async () => {
     const cases: [string, unknown, RegExp][] = [
       ['/points/query', { query: { nearest: denseQuery, mmr: { diversity: 0.5 } }, using: 'dense' }, /MMR/],
-      ['/points/query', { prefetch: { query: denseQuery, using: 'dense' }, query: { formula: '$score' } }, /formula/],
+      ['/points/query', { prefetch: { query: { context: [{ positive: 1, negative: 2 }] }, using: 'dense' }, query: { formula: '$score' } }, /formula/],
+      ['/points/query', { prefetch: [{ query: { discover: { target: 1, context: [{ positive: 2, negative: 3 }] } }, using: 'dense' }], query: { fusion: 'dbsf' } }, /dbsf/],
+      ['/points/query', { query: { indices: [1], values: [1] }, using: 'terms', prefetch: { query: [1, 0], using: 'dot' }, lookup_from: { collection: 'all', vector: 'terms' } }, /lookup_from/],
       ['/points/query', { query: 3, using: 'dense', lookup_from: { collection: 'all' } }, /lookup_from/],
       ['/points/search/matrix/pairs', { sample: 10, limit: 2, using: 'dense' }, /search matrix/],
+      ['/points/query', { query: { indices: [1], values: [1] }, using: 'weighted' }, /idf/],
+      ['/points/query', { prefetch: { query: { indices: [1], values: [1] }, using: 'weighted' }, query: { fusion: 'rrf' } }, /idf/],
+      ['/points/search', { vector: { name: 'weighted', vector: { indices: [1], values: [1] } }, limit: 3 }, /idf/],
+      ['/points/search/batch', { searches: [{ vector: { name: 'weighted', vector: { indices: [1], values: [1] } }, limit: 3 }] }, /idf/],
     ];
     for (const [path, body, message] of cases) {
       const error = (await outcome(() => distributedRead(server.reader, 'POST', path, body))) as { status: number; message: string };

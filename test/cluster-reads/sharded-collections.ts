@@ -13,7 +13,7 @@ export const colors = ['red', 'green', 'blue'];
 
 export const collectionConfig = {
   vectors: { dense: { size: 4, distance: 'Cosine' }, euclid: { size: 3, distance: 'Euclid' }, dot: { size: 2, distance: 'Dot' } },
-  sparse_vectors: { text: {}, terms: {} },
+  sparse_vectors: { text: {}, terms: {}, weighted: { modifier: 'idf' } },
 };
 
 /** A small FNV-1a hash of the id's text: the placement the tests use (the merge knows nothing of it). */
@@ -50,6 +50,7 @@ export function makePoints(count: number, seed: number): TestPoint[] {
           text: { text, model: 'qdrant/bm25' },
           terms: { indices: [Math.floor(random() * 6), 6 + Math.floor(random() * 6)], values: [round(random() + 0.1), round(random() + 0.1)] },
         };
+    if (!twin) vector.weighted = vector.terms;
     // Some points lack a vector, so "without the vector" paths are exercised too.
     if (index % 7 === 6) delete vector.terms;
     points.push({

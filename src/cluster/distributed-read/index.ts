@@ -12,6 +12,7 @@ import { facetAcrossShards } from './facet-merge.js';
 import { countPoints, retrieveMany, retrieveOne, scrollPoints } from './point-reads.js';
 import { QueryMerge } from './query-merge.js';
 import { searchAcrossShards, searchBatchAcrossShards } from './search-merge.js';
+import { prefetchesOf } from './stage-forms.js';
 import type { ShardReader } from './shard-reader.js';
 
 export type { ShardReader } from './shard-reader.js';
@@ -64,14 +65,23 @@ async function inOneNodesWords<Result>(reader: ShardReader, path: string, replay
 
 /** One query request: examples inlined (or one node's error for a missing one), then the merge. */
 async function queryOne(reader: ShardReader, merge: QueryMerge, body: Body): Promise<{ points: unknown[] }> {
-  const resolution = await inlineExamples(reader, body);
+  // A malformed example id is refused by the shards' retrieve: answered in the query's words.
+  const resolution = await inOneNodesWords(reader, '/points/query', () => body, () => inlineExamples(reader, body));
   if (resolution.kind === 'missing') {
     // The shard without the point (or without its vector) answers one node's error.
     await reader.call(resolution.shard, 'POST', '/points/query', body);
     throw notInClusterMode('an example point that no shard could resolve');
   }
   const rewritten = resolution.kind === 'inlined' ? resolution.body : body;
-  return inOneNodesWords(reader, '/points/query', () => rewritten, () => merge.run(rewritten));
+  const merged = inOneNodesWords(reader, '/points/query', () => rewritten, () => merge.run(rewritten));
+  if (prefetchesOf(rewritten).length === 0) return merged;
+  // A plan's own refusals (a query needed to merge prefetches, order_by with score_threshold, ...)
+  // are one node's 400s that no split request would raise: shard 0 runs the whole request
+  // alongside the merge, and its 4xx is the answer.
+  const [validation, answer] = await Promise.allSettled([reader.call(0, 'POST', '/points/query', rewritten), merged]);
+  if (validation.status === 'rejected' && isQuiverError(validation.reason) && validation.reason.status < 500) throw validation.reason;
+  if (answer.status === 'rejected') throw answer.reason;
+  return answer.value;
 }
 
 async function queryBatch(reader: ShardReader, merge: QueryMerge, body: Body): Promise<unknown> {

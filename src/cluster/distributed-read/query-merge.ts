@@ -6,7 +6,8 @@
 //   (`has_id` + exact) and merges with one node's tie rule (candidate order; id for sparse);
 // - order_by over prefetches reads the candidates' payloads and orders them with the same
 //   routine one node uses (src/search/ordered-stages.ts);
-// - MMR, formulas, lookup_from and IDF-weighted sparse stages are refused (./cluster-refusals.ts).
+// - a formula is evaluated here (./formula-merge.ts) on the merged scores and fetched payloads;
+// - MMR, lookup_from and IDF-weighted sparse stages are refused (./cluster-refusals.ts).
 import type { PointEntry } from '../../engine/collection.js';
 import { parsePointId } from '../../points/ids.js';
 import type { Payload } from '../../points/selectors.js';
@@ -15,11 +16,13 @@ import { orderByPayload } from '../../search/ordered-stages.js';
 import { defaultRrfK, type OrderBySpec, type QueryStage } from '../../search/plan.js';
 import { passesThreshold, type ScoreOrder } from '../../search/score-order.js';
 import { notInClusterMode } from './cluster-refusals.js';
+import { chunksOf } from './candidate-chunks.js';
 import { CollectionShape } from './collection-shape.js';
 import { everyShard } from './fan-out.js';
+import { formulaAcrossShards } from './formula-merge.js';
 import { mergeRanked, mergeSorted } from './ranked-merge.js';
 import type { ShardReader } from './shard-reader.js';
-import { hasMmr, mergeKindOf, prefetchesOf, scoredOrder } from './stage-forms.js';
+import { hasMmr, mergeKindOf, prefetchesOf, rankedByDistance, scoredOrder, scoresInFloat64 } from './stage-forms.js';
 import { byId, keyOf, storedScore, wireScore, type WirePoint } from './wire-point.js';
 
 type Body = Record<string, unknown>;
@@ -55,7 +58,12 @@ export async function checkClusterQuery(stage: Body, shape: () => Promise<Collec
   if (stage.lookup_from !== undefined && stage.lookup_from !== null) throw notInClusterMode('lookup_from (examples from another collection)');
   if (hasMmr(stage.query)) throw notInClusterMode('MMR (query.mmr)');
   const kind = mergeKindOf(stage.query);
-  if (kind === 'formula' && prefetchesOf(stage).length > 0) throw notInClusterMode('formula queries (query.formula)');
+  if (kind === 'formula' && prefetchesOf(stage).some(scoresInFloat64)) {
+    throw notInClusterMode('a formula over best_score, sum_scores, discover, context or relevance_feedback prefetches (query.formula)');
+  }
+  if (kind === 'fusion' && (stage.query as Body).fusion === 'dbsf' && prefetchesOf(stage).some(scoresInFloat64)) {
+    throw notInClusterMode('dbsf fusion of best_score, sum_scores, discover, context or relevance_feedback prefetches (query.fusion)');
+  }
   if (kind === 'scored' && (await shape()).usesIdf(typeof stage.using === 'string' ? stage.using : '')) {
     throw notInClusterMode('a sparse vector with the idf modifier (its weights need the statistics of the whole collection)');
   }
@@ -124,6 +132,10 @@ export class QueryMerge {
     if (candidates.length === 0) return { order: 'larger_better', points: [] };
     if (kind === 'sample') return { order: 'larger_better', points: randomPick(candidates, limit) };
     if (kind === 'order_by') return this.orderCandidates(stage, candidates, limit);
+    if (kind === 'formula') {
+      const payloads = await this.fetch(candidates, { with_payload: true, with_vector: false });
+      return withThreshold({ order: 'larger_better', points: await formulaAcrossShards(this.reader, stage.query as Body, children, candidates, payloads, limit) }, threshold);
+    }
     return this.rescore(stage, candidates, limit);
   }
 
@@ -150,12 +162,20 @@ export class QueryMerge {
   private async rescore(stage: Body, candidates: readonly WirePoint[], limit: number): Promise<StageResult> {
     const shape = await this.shape();
     const using = typeof stage.using === 'string' ? stage.using : '';
-    const request: Body = { query: stage.query, filter: hasIdFilter(candidates), params: { ...((stage.params as Body | null) ?? {}), exact: true }, limit, with_payload: false, with_vector: false };
+    // Dense nearest forms go through the index: `exact` makes a shard score every candidate it
+    // holds. Example forms and sparse vectors score them all anyway.
+    const order = scoredOrder(stage, shape);
+    const byDistance = !shape.isSparse(using) && rankedByDistance(stage.query);
+    const params = byDistance ? { ...((stage.params as Body | null) ?? {}), exact: true } : stage.params;
+    const request: Body = { query: stage.query, limit, with_payload: false, with_vector: false };
+    if (params !== undefined && params !== null) request.params = params;
     if (stage.using !== undefined && stage.using !== null) request.using = stage.using;
     if (stage.score_threshold !== undefined && stage.score_threshold !== null) request.score_threshold = stage.score_threshold;
-    const answers = await everyShard<{ points: WirePoint[] }>(this.reader, 'POST', '/points/query', request);
+    // Each chunk's best `limit` on each shard: together they hold the best `limit` of all.
+    const answers = (
+      await Promise.all(chunksOf(candidates).map((chunk) => everyShard<{ points: WirePoint[] }>(this.reader, 'POST', '/points/query', { ...request, filter: hasIdFilter(chunk) })))
+    ).flat();
     const lists = answers.map((answer) => answer.points.map((point) => ({ ...point, score: storedScore(point) })));
-    const order = scoredOrder(stage, shape);
     if (!shape.isSparse(using)) {
       const position = new Map(candidates.map((point, index) => [keyOf(point), index]));
       const byCandidate = (left: WirePoint, right: WirePoint) => position.get(keyOf(left))! - position.get(keyOf(right))!;
@@ -166,11 +186,13 @@ export class QueryMerge {
     const seen = new Set(scored.map(keyOf));
     const threshold = typeof stage.score_threshold === 'number' ? stage.score_threshold : undefined;
     if (threshold === undefined || passesThreshold('larger_better', 0, threshold)) {
-      const holding = await everyShard<{ points: WirePoint[] }>(this.reader, 'POST', '/points/query', {
-        filter: { must: [{ has_id: candidates.map((point) => point.id) }, { has_vector: using }] },
-        limit: candidates.length,
-      });
-      for (const point of holding.flatMap((answer) => answer.points)) if (!seen.has(keyOf(point))) scored.push({ ...point, score: 0 });
+      for (const chunk of chunksOf(candidates)) {
+        const holding = await everyShard<{ points: WirePoint[] }>(this.reader, 'POST', '/points/query', {
+          filter: { must: [{ has_id: chunk.map((point) => point.id) }, { has_vector: using }] },
+          limit: chunk.length,
+        });
+        for (const point of holding.flatMap((answer) => answer.points)) if (!seen.has(keyOf(point))) scored.push({ ...point, score: 0 });
+      }
     }
     scored.sort((left, right) => right.score! - left.score! || byId(left, right));
     return { order: 'larger_better', points: scored.slice(0, limit) };
@@ -178,13 +200,17 @@ export class QueryMerge {
 
   /** The points' payloads and vectors as `selectors` ask, read from the shards holding them. */
   private async fetch(points: readonly WirePoint[], selectors: Selectors): Promise<Map<string, WirePoint>> {
-    const answers = await everyShard<{ points: WirePoint[] }>(this.reader, 'POST', '/points/query', {
-      filter: hasIdFilter(points),
-      limit: points.length,
-      with_payload: selectors.with_payload,
-      with_vector: selectors.with_vector,
-    });
-    return new Map(answers.flatMap((answer) => answer.points).map((point) => [keyOf(point), point]));
+    const found = new Map<string, WirePoint>();
+    for (const chunk of chunksOf(points)) {
+      const answers = await everyShard<{ points: WirePoint[] }>(this.reader, 'POST', '/points/query', {
+        filter: hasIdFilter(chunk),
+        limit: chunk.length,
+        with_payload: selectors.with_payload,
+        with_vector: selectors.with_vector,
+      });
+      for (const point of answers.flatMap((answer) => answer.points)) found.set(keyOf(point), point);
+    }
+    return found;
   }
 
   private async withSelectors(points: WirePoint[], selectors: Selectors): Promise<WirePoint[]> {

@@ -1,6 +1,7 @@
 // `POST C/points/search` and its batch across shards (docs/api.md §3.4): a search is one
 // nearest stage with inline vectors, so every shard runs the request as sent, asked for
 // `limit + offset` from offset 0, and the lists merge by the vector's score order.
+import { notInClusterMode } from './cluster-refusals.js';
 import { everyShard } from './fan-out.js';
 import type { CollectionShape } from './collection-shape.js';
 import { mergeRanked } from './ranked-merge.js';
@@ -24,10 +25,18 @@ function shardSearch(search: Body): Body {
 }
 
 function orderOf(search: Body, shape: CollectionShape): ScoreOrder {
-  const vector = search.vector;
-  const using = Array.isArray(vector) ? '' : String((vector as Body).name);
-  const distance = shape.distance(using);
+  const distance = shape.distance(usingOf(search));
   return distance ? scoreOrderOf(distance) : 'larger_better';
+}
+
+function usingOf(search: Body): string {
+  const vector = search.vector;
+  return Array.isArray(vector) ? '' : String((vector as Body).name);
+}
+
+/** IDF weights come from the whole collection's statistics: refused (./cluster-refusals.ts). */
+function checkSearch(search: Body, shape: CollectionShape): void {
+  if (shape.usesIdf(usingOf(search))) throw notInClusterMode('a sparse vector with the idf modifier (its weights need the statistics of the whole collection)');
 }
 
 function mergeOne(search: Body, lists: WirePoint[][], shape: CollectionShape): WirePoint[] {
@@ -37,13 +46,15 @@ function mergeOne(search: Body, lists: WirePoint[][], shape: CollectionShape): W
 }
 
 export async function searchAcrossShards(reader: ShardReader, body: Body, shape: () => Promise<CollectionShape>): Promise<unknown> {
+  checkSearch(body, await shape());
   const answers = await everyShard<WirePoint[]>(reader, 'POST', '/points/search', shardSearch(body));
   return mergeOne(body, answers, await shape());
 }
 
 export async function searchBatchAcrossShards(reader: ShardReader, body: Body, shape: () => Promise<CollectionShape>): Promise<unknown> {
   const searches = (body.searches as Body[]) ?? [];
+  const resolvedShape = await shape();
+  for (const search of searches) checkSearch(search, resolvedShape);
   const answers = await everyShard<WirePoint[][]>(reader, 'POST', '/points/search/batch', { ...body, searches: searches.map(shardSearch) });
-  const resolved = await shape();
-  return searches.map((search, position) => mergeOne(search, answers.map((answer) => answer[position]!), resolved));
+  return searches.map((search, position) => mergeOne(search, answers.map((answer) => answer[position]!), resolvedShape));
 }

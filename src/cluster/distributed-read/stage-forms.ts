@@ -19,7 +19,7 @@ export function mergeKindOf(query: unknown): MergeKind {
 }
 
 /** Forms ranked by the vector's own distance: nearest (any target) and recommend's average_vector. */
-function rankedByDistance(query: unknown): boolean {
+export function rankedByDistance(query: unknown): boolean {
   if (typeof query !== 'object' || query === null || Array.isArray(query)) return true;
   const form = query as Body;
   if ('recommend' in form) {
@@ -45,4 +45,13 @@ export function prefetchesOf(stage: Body): Body[] {
   const prefetch = stage.prefetch;
   if (prefetch === undefined || prefetch === null) return [];
   return Array.isArray(prefetch) ? (prefetch as Body[]) : [prefetch as Body];
+}
+
+/**
+ * Forms one node scores in float64 (recommend's best_score and sum_scores, discover, context,
+ * relevance_feedback): their scores leave as float32 text, so a coordinator cannot fuse them by
+ * value (dbsf) bit for bit; ranks (rrf) are unaffected.
+ */
+export function scoresInFloat64(stage: Body): boolean {
+  return mergeKindOf(stage.query) === 'scored' && !rankedByDistance(stage.query);
 }
