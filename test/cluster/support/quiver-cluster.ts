@@ -51,11 +51,24 @@ async function startNode(node: QuiverNode, nats: NatsCluster, options: QuiverClu
   await waitUntilReady(node.url, '/collections', 60_000);
 }
 
+/** With auth on (from the nodes' environment), the admin's JWT; `GET /cluster` needs admin. */
+async function credentialHeaders(url: string, environment: Record<string, string>): Promise<Record<string, string>> {
+  if (environment.QUIVER__AUTH__ENABLED !== 'true') return {};
+  const response = await fetch(`${url}/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username: environment.QUIVER__AUTH__ADMIN_USERNAME, password: environment.QUIVER__AUTH__ADMIN_PASSWORD }),
+  });
+  const body = (await response.json()) as { token?: string };
+  return { authorization: `Bearer ${body.token ?? ''}` };
+}
+
 /** Every node's heartbeat is in before a test creates a collection (placement reads them). */
-export async function waitForPeers(url: string, count: number, timeoutMs = 20_000): Promise<void> {
+export async function waitForPeers(url: string, count: number, timeoutMs = 20_000, environment: Record<string, string> = {}): Promise<void> {
   const started = Date.now();
+  const headers = await credentialHeaders(url, environment);
   for (;;) {
-    const response = await fetch(`${url}/cluster`);
+    const response = await fetch(`${url}/cluster`, { headers });
     const body = (await response.json()) as { result?: { peers?: Record<string, unknown> } };
     if (Object.keys(body.result?.peers ?? {}).length >= count) return;
     if (Date.now() - started > timeoutMs) throw new Error(`only ${JSON.stringify(body.result?.peers)} joined within ${timeoutMs} ms`);
@@ -82,7 +95,7 @@ export async function startQuiverCluster(options: QuiverClusterOptions = {}): Pr
     await nats.stop();
     throw error;
   }
-  await waitForPeers(nodes[0]!.url, nodes.length);
+  await waitForPeers(nodes[0]!.url, nodes.length, 20_000, options.environment);
   return {
     nats,
     nodes,
@@ -92,7 +105,7 @@ export async function startQuiverCluster(options: QuiverClusterOptions = {}): Pr
     },
     async restartNode(index) {
       await startNode(nodes[index]!, nats, options);
-      await waitForPeers(nodes[index]!.url, nodes.filter((node) => node.server).length);
+      await waitForPeers(nodes[index]!.url, nodes.filter((node) => node.server).length, 20_000, options.environment);
     },
     async stop() {
       await Promise.all(nodes.map(async (node) => node.server?.kill('SIGTERM')));
