@@ -26,6 +26,7 @@ import { telemetryCollections } from './monitoring/telemetry.js';
 import { approximateDatabaseBytes } from './storage/storage-size.js';
 import { packageVersion } from './version.js';
 import { GrpcServer } from './grpc/server.js';
+import { installCluster } from './cluster/install.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -149,6 +150,10 @@ export function buildApp(config: Config, options: BuildOptions = {}): FastifyIns
   app.addHook('preClose', async () => {
     await grpc.close();
   });
+
+  // ---- cluster mode (issue 17, docs/cluster.md): off by default; the NATS client loads only when on.
+  if (config.cluster.enabled) installCluster(app, engine, config, logger);
+  // ---- end of cluster mode.
 
   app.addHook('onClose', async () => {
     await engine.close();

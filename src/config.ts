@@ -73,12 +73,28 @@ const LimitsSection = Type.Object({
   max_queued_writes: Type.Integer({ default: 256, minimum: 1, maximum: 1_000_000 }),
 });
 
+// ---- cluster (issue 17, docs/cluster.md): off by default; single-node mode needs no NATS.
+const ClusterSection = Type.Object({
+  enabled: Type.Boolean({ default: false }),
+  /** NATS servers with JetStream; the client picks one and fails over to the others. */
+  nats_servers: Type.Array(Type.String({ minLength: 1, maxLength: 1024 }), { default: ['nats://127.0.0.1:4222'], minItems: 1, maxItems: 64 }),
+  /** This node's id; null = a random id created once and kept in the data directory. */
+  node_id: Type.Union([Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' }), Type.Null()], { default: null }),
+  /** The HTTP URL other nodes and operators reach this node at (shown in the node list). */
+  advertise_url: Type.Union([Type.String({ minLength: 1, maxLength: 1024 }), Type.Null()], { default: null }),
+  /** Bound on one shard read or one wait=true apply across the cluster. */
+  request_timeout_ms: Type.Integer({ default: 10_000, minimum: 10, maximum: 600_000 }),
+  /** A node is live while its heartbeat is younger than three of these. */
+  heartbeat_seconds: Type.Number({ default: 2, minimum: 0.1, maximum: 600 }),
+});
+
 export const ConfigSchema = Type.Object({
   service: ServiceSection,
   storage: StorageSection,
   auth: AuthSection,
   log: LogSection,
   limits: LimitsSection,
+  cluster: ClusterSection,
 });
 
 export type Config = Static<typeof ConfigSchema>;
@@ -130,6 +146,8 @@ function sectionSchema(section: string): TObject | undefined {
 function convertEnvironmentValue(schema: TSchema, raw: string): unknown {
   const kinds = 'anyOf' in schema ? (schema.anyOf as TSchema[]) : [schema];
   if (raw === 'null' && kinds.some((kind) => kind.type === 'null')) return null;
+  // A list (cluster.nats_servers) is given comma-separated.
+  if (kinds.some((kind) => kind.type === 'array')) return raw.split(',').map((item) => item.trim()).filter((item) => item !== '');
   if (kinds.some((kind) => kind.type === 'boolean') && /^(true|false)$/i.test(raw)) return raw.toLowerCase() === 'true';
   if (kinds.some((kind) => kind.type === 'integer' || kind.type === 'number') && raw.trim() !== '' && !Number.isNaN(Number(raw))) {
     return Number(raw);

@@ -144,7 +144,26 @@ export const errors = {
   collectionUnavailable: (name: string, reason: string) =>
     new QuiverError('internal', `Collection operation failed: collection ${name} could not be loaded at start: ${withoutPaths(reason)}`),
   notImplemented: (feature: string) => new QuiverError('not_implemented', `${feature} is not implemented in QuiverDB`),
+  // ---- cluster mode (docs/cluster.md)
+  shardUnavailable: (collection: string, shard: number, detail: string) =>
+    new QuiverErrorWithRetry('unavailable', `Service unavailable: shard ${shard} of collection ${collection}: ${detail}`, 1),
+  clusterLogUnavailable: (collection: string, detail: string) =>
+    new QuiverErrorWithRetry('unavailable', `Service unavailable: the write log of collection ${collection} did not store the write: ${detail}`, 1),
+  writeNotApplied: (collection: string, shard: number, applied: number, needed: number, timeoutMs: number) =>
+    new QuiverErrorWithRetry(
+      'unavailable',
+      `Service unavailable: ${applied} of the ${needed} replicas of shard ${shard} of collection ${collection} that write_consistency_factor asks for applied the write within ${timeoutMs} ms (it is stored in the log and will be applied)`,
+      1,
+    ),
+  /** An error a replica answered with, passed on with its status and message. */
+  fromReplica: (status: number, message: string) => new QuiverError(errorKindOfStatus(status), message),
 } as const;
+
+/** The kind answering with `status` (an unknown status reads as internal). */
+export function errorKindOfStatus(status: number): ErrorKind {
+  const found = (Object.entries(errorStatus) as [ErrorKind, number][]).find(([, code]) => code === status);
+  return found ? found[0] : 'internal';
+}
 
 /** Absolute file paths (two or more segments), as storage and kernel errors quote them. */
 const absolutePath = /(?<=^|[\s'"(:=])\/(?:[^\s'"(),:/]+\/)+[^\s'"(),:]*/g;

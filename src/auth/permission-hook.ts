@@ -5,6 +5,7 @@ import type { FastifyInstance, HTTPMethods } from 'fastify';
 import { errors } from '../errors.js';
 import type { Permission } from '../http/route-config.js';
 import { credentialFromHeaders } from './credential.js';
+import { isInternalRequest } from './internal-request.js';
 import { grants } from './permissions.js';
 import type { AuthService, Principal } from './service.js';
 
@@ -40,6 +41,8 @@ export function registerPermissionHook(app: FastifyInstance, auth: AuthService):
     if (!auth.enabled || request.is404) return;
     const needed = request.routeOptions.config?.quiver?.permission;
     if (needed === 'public') return;
+    // A cluster node's in-process dispatch to its own shards (internal-request.ts).
+    if (isInternalRequest(request)) return;
     const credential = credentialFromHeaders(request.headers);
     const principal = credential.kind === 'present' ? await auth.authenticate(credential.value) : undefined;
     if (!principal) {

@@ -210,18 +210,7 @@ export class Collection {
   }
 
   get vectorLayout(): VectorLayout {
-    const dimensions = new Map<string, number>();
-    const distances = new Map<string, Distance>();
-    for (const [name, params] of Object.entries(this.currentConfig.vectors)) {
-      dimensions.set(name, params.size);
-      distances.set(name, params.distance);
-    }
-    return {
-      shape: this.currentConfig.vectors_shape,
-      dimensions,
-      distances,
-      sparseNames: new Set(Object.keys(this.currentConfig.sparse_vectors ?? {})),
-    };
+    return vectorLayoutOf(this.currentConfig);
   }
 
   get lastOperationId(): number {
@@ -625,4 +614,21 @@ export class Collection {
   async waitIndexed(): Promise<void> {
     for (const index of this.indexes.values()) await index.waitIndexed();
   }
+}
+
+/** The vector names, sizes and distances a request is checked against (cluster mode checks a
+ * write against the config alone, before any shard has it: docs/cluster.md §3). */
+export function vectorLayoutOf(config: CollectionConfig): VectorLayout {
+  const dimensions = new Map<string, number>();
+  const distances = new Map<string, Distance>();
+  for (const [name, params] of Object.entries(config.vectors)) {
+    dimensions.set(name, params.size);
+    distances.set(name, params.distance);
+  }
+  return {
+    shape: config.vectors_shape,
+    dimensions,
+    distances,
+    sparseNames: new Set(Object.keys(config.sparse_vectors ?? {})),
+  };
 }

@@ -16,6 +16,7 @@ import type { Checkpointer } from './checkpointer.js';
 import type { InFlightVectors } from './in-flight-vectors.js';
 import type { PointEntry, PointTable } from './point-table.js';
 import type { PointSelector } from './point-selection.js';
+import { appliedSequenceKey, appliedSequenceNamespace, currentAppliedSequence } from './applied-sequence.js';
 import { WriteDraft, withinOperation, type DraftOperation, type DraftPlan, type StagedPoint } from './write-draft.js';
 import type { SparseChange, SparseVectors } from './sparse-vectors.js';
 import type { WriteQueue } from './write-queue.js';
@@ -86,6 +87,8 @@ export class WritePath {
   private async write<Plan>(operation: FailedOperationName, wait: boolean, steps: WriteSteps<Plan>): Promise<WriteResult> {
     const { assertOperable, checkpointer, store, queue, logger, name } = this.options;
     assertOperable();
+    // Cluster mode: the log position being applied is stored with the write (applied-sequence.ts).
+    const appliedSequence = currentAppliedSequence(name);
     let acknowledge: (operationId: number) => void = () => undefined;
     const written = new Promise<number>((resolve) => {
       acknowledge = resolve;
@@ -95,6 +98,7 @@ export class WritePath {
       const operationId = checkpointer.lastOperationId + 1;
       const batch = store.newBatch();
       const prepared = steps.prepare(operationId, batch);
+      if (appliedSequence !== undefined) batch.putExtension(appliedSequenceNamespace, appliedSequenceKey, appliedSequence);
       try {
         await store.commit(batch, operationId, { kind: prepared.kind, slots: prepared.slots });
       } catch (error) {

@@ -57,7 +57,7 @@ function checkVectorsField(body: Record<string, unknown>, field: 'vectors' | 've
   }
 }
 
-function checkCreate(body: unknown, logger?: IgnoredFieldsLogger): CreateCollectionRequest {
+export function checkCreate(body: unknown, logger?: IgnoredFieldsLogger): CreateCollectionRequest {
   const value = withoutDefaultNulls(body ?? {});
   // Unknown fields go first, so the per-vector checks below see only known ones.
   if (!createCheck.Check(value)) logIgnoredFields(logger, 'PUT /collections/:collection_name', removeIgnoredFields(createCheck, value));
@@ -67,7 +67,7 @@ function checkCreate(body: unknown, logger?: IgnoredFieldsLogger): CreateCollect
   }
   return checkCreateBody(value, logger);
 }
-const checkUpdate = bodyChecker<UpdateCollectionRequest>(UpdateCollectionSchema, 'PATCH /collections/:collection_name');
+export const checkUpdate = bodyChecker<UpdateCollectionRequest>(UpdateCollectionSchema, 'PATCH /collections/:collection_name');
 
 const OptimizationsQuerySchema = Type.Object({
   with: Type.Optional(Type.String({ maxLength: 256 })),
