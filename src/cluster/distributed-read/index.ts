@@ -9,6 +9,7 @@ import { isQuiverError } from '../../errors.js';
 import { notInClusterMode } from './cluster-refusals.js';
 import { inlineExamples } from './example-vectors.js';
 import { facetAcrossShards } from './facet-merge.js';
+import { refuseClientStatistics } from './idf-statistics.js';
 import { countPoints, retrieveMany, retrieveOne, scrollPoints } from './point-reads.js';
 import { QueryMerge } from './query-merge.js';
 import { searchAcrossShards, searchBatchAcrossShards } from './search-merge.js';
@@ -96,6 +97,8 @@ export async function distributedRead(reader: ShardReader, method: 'GET' | 'POST
   const request = (body ?? {}) as Body;
   if (method === 'GET' && isPointPath(bare)) return retrieveOne(reader, path);
   if (method !== 'POST' || !postPaths.has(bare)) throw notInClusterMode(`${method} ${bare} as a distributed read`);
+  // The coordinator's own option to its shards: forwarded from a client, it would change answers.
+  refuseClientStatistics(request);
   const merge = new QueryMerge(reader);
   const shape = () => merge.shape();
   switch (bare) {
