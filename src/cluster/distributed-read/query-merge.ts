@@ -9,7 +9,9 @@
 // - a formula is evaluated here (./formula-merge.ts) on the merged scores and fetched payloads;
 // - an IDF-weighted sparse stage is scored by every shard with the whole collection's
 //   statistics (./idf-statistics.ts);
-// - MMR and lookup_from are refused (./cluster-refusals.ts).
+// - MMR takes the merged `candidates_limit` nearest points with their vectors and picks among
+//   them here with the kernel's own selection (./mmr-merge.ts);
+// - lookup_from is refused (./cluster-refusals.ts).
 import type { PointEntry } from '../../engine/collection.js';
 import { parsePointId } from '../../points/ids.js';
 import type { Payload } from '../../points/selectors.js';
@@ -22,6 +24,7 @@ import { chunksOf } from './candidate-chunks.js';
 import { CollectionShape } from './collection-shape.js';
 import { everyShard } from './fan-out.js';
 import { formulaAcrossShards } from './formula-merge.js';
+import { mmrOf, mmrPickAtCoordinator, withoutMmr, type MmrStage } from './mmr-merge.js';
 import { IdfStatisticsGathering, nearestTarget, type IdfStatisticsByName } from './idf-statistics.js';
 import { mergeRanked, mergeSorted } from './ranked-merge.js';
 import type { ShardReader } from './shard-reader.js';
@@ -59,7 +62,6 @@ function hasIdFilter(points: readonly WirePoint[]): Body {
 /** The refusals, checked over the whole tree before any shard is asked. */
 export async function checkClusterQuery(stage: Body, shape: () => Promise<CollectionShape>): Promise<void> {
   if (stage.lookup_from !== undefined && stage.lookup_from !== null) throw notInClusterMode('lookup_from (examples from another collection)');
-  if (hasMmr(stage.query)) throw notInClusterMode('MMR (query.mmr)');
   const kind = mergeKindOf(stage.query);
   if (kind === 'formula' && prefetchesOf(stage).some(scoresInFloat64)) {
     throw notInClusterMode('a formula over best_score, sum_scores, discover, context or relevance_feedback prefetches (query.formula)');
@@ -101,7 +103,7 @@ export class QueryMerge {
     await checkClusterQuery(body, () => this.shape());
     const offset = typeof body.offset === 'number' ? body.offset : 0;
     const selectors: Selectors = { with_payload: body.with_payload ?? false, with_vector: body.with_vector ?? false };
-    const leaf = prefetchesOf(body).length === 0;
+    const leaf = prefetchesOf(body).length === 0 && !hasMmr(body.query);
     const gathering = new IdfStatisticsGathering(await this.shape());
     noteIdfStages(body, gathering);
     const statistics = await gathering.read(this.reader);
@@ -114,9 +116,37 @@ export class QueryMerge {
   private async stage(stage: Body, inherited: readonly unknown[], limit: number, statistics: IdfStatisticsByName | undefined, selectors?: Selectors): Promise<StageResult> {
     const filters = stage.filter === undefined || stage.filter === null ? inherited : [...inherited, stage.filter];
     const children = prefetchesOf(stage);
+    const mmr = await this.coordinatorMmr(stage, limit);
+    if (mmr) return this.mmrStage(stage, mmr, filters, limit, statistics);
     if (children.length === 0) return this.leaf(stage, filters, limit, statistics, selectors);
     const outputs = await Promise.all(children.map((child) => this.stage(child, filters, limitOf(child), statistics)));
     return this.combine(stage, outputs, limit, statistics);
+  }
+
+  /** The stage's MMR when the coordinator picks it: a nearest query with MMR on a dense vector. */
+  private async coordinatorMmr(stage: Body, limit: number): Promise<MmrStage | undefined> {
+    if (!hasMmr(stage.query) || (await this.shape()).distance(usingOf(stage)) === undefined) return undefined;
+    return mmrOf(stage, limit);
+  }
+
+  /**
+   * MMR: the stage's `candidates_limit` nearest points, merged from the shards (over the whole
+   * collection or among the prefetched points) with their vectors, then picked here.
+   */
+  private async mmrStage(stage: Body, mmr: MmrStage, filters: readonly unknown[], limit: number, statistics: IdfStatisticsByName | undefined): Promise<StageResult> {
+    const using = usingOf(stage);
+    const nearest = withoutMmr(stage);
+    const withVector = { with_payload: false, with_vector: using === '' ? true : [using] };
+    const children = prefetchesOf(stage);
+    let candidates: StageResult;
+    if (children.length === 0) candidates = await this.leaf(nearest, filters, mmr.mmr.candidatesLimit, statistics, withVector);
+    else {
+      const outputs = await Promise.all(children.map((child) => this.stage(child, filters, limitOf(child), statistics)));
+      const rescored = await this.combine(nearest, outputs, mmr.mmr.candidatesLimit, statistics);
+      candidates = { order: rescored.order, points: await this.withSelectors(rescored.points, withVector) };
+    }
+    const picks = await mmrPickAtCoordinator(mmr, using, (await this.shape()).distance(using)!, candidates.points, limit);
+    return { order: candidates.order, points: picks.map(({ vector: _vector, ...point }) => point) };
   }
 
   /** A stage without prefetches: each shard answers it over its points; the lists merge. */
