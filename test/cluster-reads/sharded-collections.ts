@@ -88,8 +88,8 @@ async function inject(test: TestApp, method: 'GET' | 'POST' | 'PUT', url: string
   return parsed.result;
 }
 
-async function setUp(test: TestApp, name: string, points: readonly TestPoint[]): Promise<void> {
-  await inject(test, 'PUT', `/collections/${name}`, collectionConfig);
+async function setUp(test: TestApp, name: string, points: readonly TestPoint[], config: unknown = collectionConfig): Promise<void> {
+  await inject(test, 'PUT', `/collections/${name}`, config);
   await inject(test, 'PUT', `/collections/${name}/index?wait=true`, { field_name: 'color', field_schema: 'keyword' });
   await inject(test, 'PUT', `/collections/${name}/index?wait=true`, { field_name: 'rank', field_schema: { type: 'integer', range: true, lookup: true } });
   // Always one upsert (an empty one too), so every collection's points carry the same version.
@@ -111,4 +111,29 @@ export async function startShardedServer(points: readonly TestPoint[]): Promise<
     call: <Result>(shard: number, method: 'GET' | 'POST', path: string, body?: unknown) => inject(test, method, `/collections/s${shard}${path}`, body, true) as Promise<Result>,
   };
   return { test, reader, single: (method, path, body) => inject(test, method, `/collections/all${path}`, body) };
+}
+
+/**
+ * A second collection on the same server, for `lookup_from`: whole as `name`, split over
+ * `${name}0`..`${name}2` by the same placement; the reader reads the split copies.
+ */
+export async function addShardedCollection(server: ShardedServer, name: string, config: unknown, points: readonly TestPoint[]): Promise<ShardReader> {
+  await setUp(server.test, name, points, config);
+  for (let shard = 0; shard < shardCount; shard++) {
+    await setUp(
+      server.test,
+      `${name}${shard}`,
+      points.filter((point) => shardOf(point.id) === shard),
+      config,
+    );
+  }
+  return {
+    shardCount,
+    call: <Result>(shard: number, method: 'GET' | 'POST', path: string, body?: unknown) => inject(server.test, method, `/collections/${name}${shard}${path}`, body, true) as Promise<Result>,
+  };
+}
+
+/** A collection's info as one node answers it (a missing one is its 404, as QuiverError). */
+export function collectionInfo(server: ShardedServer, name: string): Promise<unknown> {
+  return inject(server.test, 'GET', `/collections/${name}`);
 }
