@@ -222,13 +222,12 @@ describe('distributed reads — query', () => {
 });
 
 describe('distributed reads — refusals and failures', () => {
-  it('refusal — lookup_from, dbsf or formulas over float64 scores and the search matrix are a 400 naming them in cluster mode', async () => {
+  it('refusal — lookup_from (without readerOf), dbsf or formulas over float64 scores are a 400 naming them in cluster mode', async () => {
     const cases: [string, unknown, RegExp][] = [
       ['/points/query', { prefetch: { query: { context: [{ positive: 1, negative: 2 }] }, using: 'dense' }, query: { formula: '$score' } }, /formula/],
       ['/points/query', { prefetch: [{ query: { discover: { target: 1, context: [{ positive: 2, negative: 3 }] } }, using: 'dense' }], query: { fusion: 'dbsf' } }, /dbsf/],
       ['/points/query', { query: { indices: [1], values: [1] }, using: 'terms', prefetch: { query: [1, 0], using: 'dot' }, lookup_from: { collection: 'all', vector: 'terms' } }, /lookup_from/],
       ['/points/query', { query: 3, using: 'dense', lookup_from: { collection: 'all' } }, /lookup_from/],
-      ['/points/search/matrix/pairs', { sample: 10, limit: 2, using: 'dense' }, /search matrix/],
     ];
     for (const [path, body, message] of cases) {
       const error = (await outcome(() => distributedRead(server.reader, 'POST', path, body))) as { status: number; message: string };

@@ -9,6 +9,7 @@ import { isQuiverError } from '../../errors.js';
 import { notInClusterMode } from './cluster-refusals.js';
 import { inlineExamples } from './example-vectors.js';
 import { facetAcrossShards } from './facet-merge.js';
+import { matrixAcrossShards, offsetsToPairs } from './matrix-merge.js';
 import { refuseClientStatistics } from './idf-statistics.js';
 import { hasLookups, resolveLookups, type DistributedReadOptions } from './lookup-examples.js';
 import { countPoints, retrieveMany, retrieveOne, scrollPoints } from './point-reads.js';
@@ -126,9 +127,9 @@ export async function distributedRead(reader: ShardReader, method: 'GET' | 'POST
       return queryBatch(reader, merge, request, options);
     case '/facet':
       return facetAcrossShards(reader, request);
+    case '/points/search/matrix/offsets':
+      return matrixAcrossShards(reader, request, await shape());
     default:
-      // The search matrix samples points at random and pairs each with its neighbours in the
-      // sample: no merge of per-shard samples is one node's answer.
-      throw notInClusterMode(`the search matrix (${bare})`);
+      return offsetsToPairs(await matrixAcrossShards(reader, request, await shape()));
   }
 }
