@@ -58,6 +58,8 @@ describe('distributed reads — MMR', () => {
     await expectSame('/points/query', { query: { nearest: queries.euclid, mmr: { diversity: 0.7, candidates_limit: 30 } }, using: 'euclid', limit: 6, offset: 2, score_threshold: 1.2 });
     await expectSame('/points/query', { query: { nearest: queries.dense, mmr: { diversity: 0.4, candidates_limit: 40 } }, using: 'dense', limit: 4, score_threshold: 0.1, with_payload: ['color'] });
     await expectSame('/points/query', { query: { nearest: 7, mmr: { diversity: 0.6, candidates_limit: 25 } }, using: 'dense', limit: 5 });
+    // The default candidates_limit is the stage's limit, without the offset.
+    await expectSame('/points/query', { query: { nearest: queries.dense, mmr: { diversity: 0.8 } }, using: 'dense', limit: 4, offset: 3 });
     await expectSame('/points/query', { query: { nearest: queries.dot, mmr: { diversity: 0.5, candidates_limit: 3 } }, using: 'dot', limit: 10 });
   });
 

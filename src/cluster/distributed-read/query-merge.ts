@@ -116,7 +116,7 @@ export class QueryMerge {
   private async stage(stage: Body, inherited: readonly unknown[], limit: number, statistics: IdfStatisticsByName | undefined, selectors?: Selectors): Promise<StageResult> {
     const filters = stage.filter === undefined || stage.filter === null ? inherited : [...inherited, stage.filter];
     const children = prefetchesOf(stage);
-    const mmr = await this.coordinatorMmr(stage, limit);
+    const mmr = await this.coordinatorMmr(stage);
     if (mmr) return this.mmrStage(stage, mmr, filters, limit, statistics);
     if (children.length === 0) return this.leaf(stage, filters, limit, statistics, selectors);
     const outputs = await Promise.all(children.map((child) => this.stage(child, filters, limitOf(child), statistics)));
@@ -124,9 +124,10 @@ export class QueryMerge {
   }
 
   /** The stage's MMR when the coordinator picks it: a nearest query with MMR on a dense vector. */
-  private async coordinatorMmr(stage: Body, limit: number): Promise<MmrStage | undefined> {
+  private async coordinatorMmr(stage: Body): Promise<MmrStage | undefined> {
     if (!hasMmr(stage.query) || (await this.shape()).distance(usingOf(stage)) === undefined) return undefined;
-    return mmrOf(stage, limit);
+    // The default candidates_limit is the stage's own limit (the offset not counted), as one node reads it.
+    return mmrOf(stage, limitOf(stage));
   }
 
   /**
