@@ -261,7 +261,11 @@ export function registerClusterDoor(app: FastifyInstance, slot: ClusterNodeSlot)
     const name = (request.params as { collection_name: string }).collection_name;
     const found = await record(name);
     const { path } = relativeParts(request.url);
-    return distributedRead(node().readerFor(found), method, path, request.body);
+    // lookup_from reads another collection's shards; `collection` lets a lookup into this one leave its ids out.
+    return distributedRead(node().readerFor(found), method, path, request.body, {
+      readerOf: async (other) => node().readerFor(await record(other)),
+      collection: name,
+    });
   }
 
   async function answer(request: FastifyRequest, reply: FastifyReply): Promise<unknown> {

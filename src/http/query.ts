@@ -5,6 +5,7 @@ import { requestLimits, searchEnvironment } from '../search/environment.js';
 import { queryBatchPlans, queryPlan } from '../search/request.js';
 import { QueryBatchRequest, QueryRequest, type QueryBatchBody, type QueryRequestBody } from '../search/schemas.js';
 import { runPlan, runPlans } from '../search/service.js';
+import { refuseClusterOptionsFromClients } from './cluster-options.js';
 import { success } from './envelope.js';
 import { routeSettings } from './route-config.js';
 
@@ -16,6 +17,7 @@ export function registerQueryRoutes(app: FastifyInstance): void {
     '/collections/:collection_name/points/query',
     { config: routeSettings({ permission: 'read' }), schema: { params: CollectionParamsSchema, querystring: ReadQuerySchema, body: QueryRequest } },
     async (request, reply) => {
+      refuseClusterOptionsFromClients(request, request.body as Record<string, unknown>);
       const plan = queryPlan(request.body, limits);
       const collection = app.collections.get(request.params.collection_name);
       return success(reply, { points: await runPlan(collection, environment, plan) });
@@ -26,6 +28,7 @@ export function registerQueryRoutes(app: FastifyInstance): void {
     '/collections/:collection_name/points/query/batch',
     { config: routeSettings({ permission: 'read' }), schema: { params: CollectionParamsSchema, querystring: ReadQuerySchema, body: QueryBatchRequest } },
     async (request, reply) => {
+      refuseClusterOptionsFromClients(request, request.body as Record<string, unknown>);
       const plans = queryBatchPlans(request.body, limits);
       const collection = app.collections.get(request.params.collection_name);
       const answers = await runPlans(collection, environment, plans);

@@ -15,6 +15,7 @@ import { registerQueryRoutes } from './query.js';
 import { registerScrollRoutes } from './scroll.js';
 import { registerSearchMatrixRoutes } from './search-matrix.js';
 import { registerSearchRoutes } from './search.js';
+import { registerSparseStatisticsRoutes } from './sparse-statistics.js';
 import { registerStrictModeGuard } from './strict-mode-guard.js';
 import { registerVectorNameRoutes } from './vector-names.js';
 
@@ -35,5 +36,7 @@ export function registerRoutes(app: FastifyInstance): void {
   registerQueryRoutes(app);
   registerFacetRoutes(app);
   registerSearchMatrixRoutes(app);
+  // Cluster mode's internal read (docs/architecture.md §13).
+  registerSparseStatisticsRoutes(app);
   registerNotImplementedRoutes(app);
 }

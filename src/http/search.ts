@@ -6,6 +6,7 @@ import { searchEnvironment, requestLimits } from '../search/environment.js';
 import { searchBatchPlans, searchPlan } from '../search/request.js';
 import { SearchBatchRequest, SearchRequest, type SearchBatchBody, type SearchRequestBody } from '../search/schemas.js';
 import { runPlan, runPlans } from '../search/service.js';
+import { refuseClusterOptionsFromClients } from './cluster-options.js';
 import { success } from './envelope.js';
 import { routeSettings } from './route-config.js';
 
@@ -17,6 +18,7 @@ export function registerSearchRoutes(app: FastifyInstance): void {
     '/collections/:collection_name/points/search',
     { config: routeSettings({ permission: 'read' }), schema: { params: CollectionParamsSchema, querystring: ReadQuerySchema, body: SearchRequest } },
     async (request, reply) => {
+      refuseClusterOptionsFromClients(request, request.body as Record<string, unknown>);
       const plan = searchPlan(request.body, limits);
       const collection = app.collections.get(request.params.collection_name);
       return success(reply, await runPlan(collection, environment, plan));
@@ -27,6 +29,7 @@ export function registerSearchRoutes(app: FastifyInstance): void {
     '/collections/:collection_name/points/search/batch',
     { config: routeSettings({ permission: 'read' }), schema: { params: CollectionParamsSchema, querystring: ReadQuerySchema, body: SearchBatchRequest } },
     async (request, reply) => {
+      refuseClusterOptionsFromClients(request, request.body as Record<string, unknown>);
       const plans = searchBatchPlans(request.body, limits);
       const collection = app.collections.get(request.params.collection_name);
       return success(reply, await runPlans(collection, environment, plans));

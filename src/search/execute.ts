@@ -35,6 +35,8 @@ export class QueryRun {
   private excluded: ReadonlySet<string> = new Set<string>();
   private readonly filters: StageFilters;
   private readonly vectors: QueryVectors;
+  /** Cluster mode: the whole collection's IDF statistics, used instead of this shard's (./idf.ts). */
+  private idfStatistics: QueryPlan['idfStatistics'];
 
   constructor(
     private readonly collection: Collection,
@@ -47,6 +49,7 @@ export class QueryRun {
   /** Runs the plan; the result is best first, offset applied. */
   async run(plan: QueryPlan): Promise<StageOutput> {
     this.excluded = exampleIdKeys(plan, this.collection.name);
+    this.idfStatistics = plan.idfStatistics;
     const output = await this.stage(plan, [], plan.limit + plan.offset);
     return { order: output.order, points: plan.offset > 0 ? output.points.slice(plan.offset) : output.points };
   }
@@ -70,7 +73,7 @@ export class QueryRun {
     // request.ts refuses a formula without prefetches; this only keeps the form list exhaustive.
     if (form.kind === 'formula') throw errors.invalidBodyField(fieldPath(stage.field, 'query'), 'cannot apply Formula without prefetches');
     if (this.collection.sparse.isSparse(stage.using)) {
-      return withThreshold(await sparseInCollection(this.collection, stage, this.vectors, allowed, this.excluded, limit), stage.scoreThreshold);
+      return withThreshold(await sparseInCollection(this.collection, stage, this.vectors, allowed, this.excluded, limit, this.idfStatistics?.get(stage.using)), stage.scoreThreshold);
     }
 
     const index = this.collection.vectorIndex(stage.using, fieldPath(stage.field, 'using'));
@@ -95,7 +98,7 @@ export class QueryRun {
     if (form.kind === 'sample') return randomSample(candidates, limit);
     if (form.kind === 'formula') return withThreshold(await formulaStage(this.collection, this.environment, form.formula, stage, children, candidates, limit), stage.scoreThreshold);
     if (this.collection.sparse.isSparse(stage.using)) {
-      return withThreshold(sparseAmong(this.collection, stage, this.vectors, candidates, limit), stage.scoreThreshold);
+      return withThreshold(sparseAmong(this.collection, stage, this.vectors, candidates, limit, this.idfStatistics?.get(stage.using)), stage.scoreThreshold);
     }
 
     const index = this.collection.vectorIndex(stage.using, fieldPath(stage.field, 'using'));

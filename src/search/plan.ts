@@ -1,6 +1,7 @@
 // The checked, normalised form of a search or query request: what the executor runs. Built by
 // ./request.ts from the validated body; never sees HTTP.
 import type { Formula } from './formula.js';
+import type { IdfStatistics } from './idf.js';
 import type { SparseVector } from '../points/sparse-vector.js';
 import type { FeedbackPair, NaiveStrategy } from './relevance-feedback.js';
 import type { OrderByInput, PointIdInput, WithPayloadSelector, WithVectorSelector } from './schemas.js';
@@ -88,6 +89,8 @@ export interface QueryPlan extends QueryStage {
   offset: number;
   withPayload: WithPayloadSelector;
   withVector: WithVectorSelector;
+  /** Cluster mode only: the whole collection's IDF statistics per sparse vector name (./idf.ts). */
+  idfStatistics?: ReadonlyMap<string, IdfStatistics>;
 }
 
 export const defaultRrfK = 2;

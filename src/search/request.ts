@@ -6,6 +6,7 @@ import { parsePointId } from '../points/ids.js';
 import { looksLikeDocument, looksSparse, parseSparseInput } from '../points/sparse-vector.js';
 import { clampLimit } from '../points/request-schemas.js';
 import { payloadSelection } from '../points/selectors.js';
+import { idfStatisticsOf } from './cluster-idf-statistics.js';
 import { parseFormula } from './formula.js';
 import { feedbackPairs, type NaiveStrategy } from './relevance-feedback.js';
 import {
@@ -297,7 +298,13 @@ export function queryPlan(body: QueryRequestBody, limits: RequestLimits = defaul
     offset: checkOffset(join(field, 'offset'), body.offset ?? 0, limits),
     withPayload: checkedWithPayload(field, body.with_payload),
     withVector: body.with_vector ?? false,
+    ...withIdfStatistics(body.cluster_idf_statistics, join(field, 'cluster_idf_statistics')),
   };
+}
+
+function withIdfStatistics(input: Parameters<typeof idfStatisticsOf>[0], field: string): Pick<QueryPlan, 'idfStatistics'> {
+  const statistics = idfStatisticsOf(input, field);
+  return statistics ? { idfStatistics: statistics } : {};
 }
 
 export function searchPlan(body: SearchRequestBody, limits: RequestLimits = defaultRequestLimits, field = ''): QueryPlan {
@@ -317,6 +324,7 @@ export function searchPlan(body: SearchRequestBody, limits: RequestLimits = defa
     offset: checkOffset(join(field, 'offset'), body.offset ?? 0, limits),
     withPayload: checkedWithPayload(field, body.with_payload),
     withVector: body.with_vector ?? body.with_vectors ?? false,
+    ...withIdfStatistics(body.cluster_idf_statistics, join(field, 'cluster_idf_statistics')),
   };
   if (body.filter !== undefined && body.filter !== null) plan.filter = body.filter;
   if (body.score_threshold !== undefined && body.score_threshold !== null) plan.scoreThreshold = body.score_threshold;

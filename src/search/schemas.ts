@@ -180,6 +180,22 @@ function stageFields<Self extends TSchema>(self: Self) {
 
 export const Prefetch = Type.Recursive((self) => Type.Object(stageFields(self), strict), { $id: 'Prefetch' });
 
+/**
+ * Cluster mode only (docs/architecture.md §13): the whole collection's IDF statistics per sparse
+ * vector name, sent by a coordinator to its shards. The routes refuse it from any other caller.
+ */
+export const ClusterIdfStatistics = Type.Record(
+  Type.String(),
+  Type.Object(
+    {
+      document_count: Type.Integer({ minimum: 0 }),
+      indices: Type.Array(Type.Integer({ minimum: 0, maximum: 4_294_967_295 })),
+      document_frequencies: Type.Array(Type.Integer({ minimum: 0 })),
+    },
+    strict,
+  ),
+);
+
 export const QueryRequest = Type.Object(
   {
     ...stageFields(Prefetch),
@@ -188,6 +204,7 @@ export const QueryRequest = Type.Object(
     with_vector: Maybe(WithVectorSelector),
     // Single node: there is one shard, so a shard selector changes nothing.
     shard_key: Type.Optional(Type.Unknown()),
+    cluster_idf_statistics: Type.Optional(ClusterIdfStatistics),
   },
   strict,
 );
@@ -211,6 +228,7 @@ export const SearchRequest = Type.Object(
     with_vectors: Maybe(WithVectorSelector),
     score_threshold: Maybe(Type.Number()),
     shard_key: Type.Optional(Type.Unknown()),
+    cluster_idf_statistics: Type.Optional(ClusterIdfStatistics),
   },
   strict,
 );

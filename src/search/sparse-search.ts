@@ -8,7 +8,7 @@ import { errors } from '../errors.js';
 import type { SparseVector } from '../native/sparse-index-contract.js';
 import { comparePointIds } from '../points/ids.js';
 import { fieldPath } from './field-path.js';
-import { withIdfWeights } from './idf.js';
+import { withIdfWeights, type IdfStatistics } from './idf.js';
 import type { QueryStage } from './plan.js';
 import type { SlotSet } from './query-environment.js';
 import type { QueryVectors } from './query-vectors.js';
@@ -38,14 +38,14 @@ function byScoreThenId(left: Scored, right: Scored): number {
 }
 
 /** The stage's query vector, with the IDF weights applied when the sparse vector uses them. */
-function stageQuery(collection: Collection, stage: QueryStage, vectors: QueryVectors): SparseVector {
+function stageQuery(collection: Collection, stage: QueryStage, vectors: QueryVectors, statistics?: IdfStatistics): SparseVector {
   const form = stage.query!;
   const field = stage.queryField ?? fieldPath(stage.field, 'query');
   if (form.kind !== 'nearest') {
     throw errors.invalidField(fieldPath(stage.field, 'using'), `${JSON.stringify(stage.using)} is a sparse vector: only nearest queries are supported on sparse vectors`);
   }
   const query = vectors.resolveSparse(form.target, stage, field);
-  return collection.sparse.usesIdf(stage.using) ? withIdfWeights(collection.sparse.index(stage.using), query) : query;
+  return collection.sparse.usesIdf(stage.using) ? withIdfWeights(collection.sparse.index(stage.using), query, statistics) : query;
 }
 
 /**
@@ -60,8 +60,9 @@ export async function sparseInCollection(
   allowed: SlotSet | undefined,
   excluded: ReadonlySet<string>,
   limit: number,
+  statistics?: IdfStatistics,
 ): Promise<StageOutput> {
-  const query = stageQuery(collection, stage, vectors);
+  const query = stageQuery(collection, stage, vectors, statistics);
   const wanted = limit + excluded.size;
   const options = {
     exact: stage.tuning.exact,
@@ -82,8 +83,15 @@ export async function sparseInCollection(
 }
 
 /** The prefetched `candidates` re-scored by the stage's sparse query; points without the vector are left out. */
-export function sparseAmong(collection: Collection, stage: QueryStage, vectors: QueryVectors, candidates: Iterable<PointEntry>, limit: number): StageOutput {
-  const query = stageQuery(collection, stage, vectors);
+export function sparseAmong(
+  collection: Collection,
+  stage: QueryStage,
+  vectors: QueryVectors,
+  candidates: Iterable<PointEntry>,
+  limit: number,
+  statistics?: IdfStatistics,
+): StageOutput {
+  const query = stageQuery(collection, stage, vectors, statistics);
   const scored: Scored[] = [];
   for (const entry of candidates) {
     const stored = collection.storedSparseVector(entry, stage.using);

@@ -222,18 +222,12 @@ describe('distributed reads — query', () => {
 });
 
 describe('distributed reads — refusals and failures', () => {
-  it('refusal — MMR, lookup_from, idf sparse vectors, dbsf or formulas over float64 scores and the search matrix are a 400 naming them in cluster mode', async () => {
+  it('refusal — lookup_from (without readerOf), dbsf or formulas over float64 scores are a 400 naming them in cluster mode', async () => {
     const cases: [string, unknown, RegExp][] = [
-      ['/points/query', { query: { nearest: denseQuery, mmr: { diversity: 0.5 } }, using: 'dense' }, /MMR/],
       ['/points/query', { prefetch: { query: { context: [{ positive: 1, negative: 2 }] }, using: 'dense' }, query: { formula: '$score' } }, /formula/],
       ['/points/query', { prefetch: [{ query: { discover: { target: 1, context: [{ positive: 2, negative: 3 }] } }, using: 'dense' }], query: { fusion: 'dbsf' } }, /dbsf/],
       ['/points/query', { query: { indices: [1], values: [1] }, using: 'terms', prefetch: { query: [1, 0], using: 'dot' }, lookup_from: { collection: 'all', vector: 'terms' } }, /lookup_from/],
       ['/points/query', { query: 3, using: 'dense', lookup_from: { collection: 'all' } }, /lookup_from/],
-      ['/points/search/matrix/pairs', { sample: 10, limit: 2, using: 'dense' }, /search matrix/],
-      ['/points/query', { query: { indices: [1], values: [1] }, using: 'weighted' }, /idf/],
-      ['/points/query', { prefetch: { query: { indices: [1], values: [1] }, using: 'weighted' }, query: { fusion: 'rrf' } }, /idf/],
-      ['/points/search', { vector: { name: 'weighted', vector: { indices: [1], values: [1] } }, limit: 3 }, /idf/],
-      ['/points/search/batch', { searches: [{ vector: { name: 'weighted', vector: { indices: [1], values: [1] } }, limit: 3 }] }, /idf/],
     ];
     for (const [path, body, message] of cases) {
       const error = (await outcome(() => distributedRead(server.reader, 'POST', path, body))) as { status: number; message: string };

@@ -109,6 +109,25 @@ describe('distributed reads — the official client', () => {
       }
     };
     expect(await message('cluster')).toBe(await message('all'));
-    await expect(client.query('cluster', { query: { nearest: [1, 0, 0, 0], mmr: { diversity: 0.3 } }, using: 'dense' })).rejects.toMatchObject({ status: 400 });
+    await expect(client.query('cluster', { query: 3, using: 'dense', lookup_from: { collection: 'all' } })).rejects.toMatchObject({ status: 400 });
+  });
+
+  it('client — MMR, idf sparse vectors (the BM25 hybrid) and the search matrix answer as one node', async () => {
+    await both((name) => client.query(name, { query: { nearest: [1, 0, 0.5, 0], mmr: { diversity: 0.3, candidates_limit: 20 } }, using: 'dense', limit: 5, with_payload: true }));
+    await both((name) =>
+      client.query(name, {
+        prefetch: [{ query: { text: 'alpha beta', model: 'qdrant/bm25' } as never, using: 'bm25', limit: 20 }, { query: [0.1, 0.2, 0.3, 0.4], using: 'dense', limit: 20 }],
+        query: { fusion: 'rrf' },
+        limit: 6,
+      }),
+    );
+    await both((name) => client.query(name, { query: { indices: [0, 3, 8], values: [1, 0.5, 0.25] }, using: 'weighted', limit: 5 }));
+    expect(await post('/collections/cluster/points/search', { vector: { name: 'weighted', vector: { indices: [0, 3, 8], values: [1, 0.5, 0.25] } }, limit: 5 })).toEqual(
+      await post('/collections/all/points/search', { vector: { name: 'weighted', vector: { indices: [0, 3, 8], values: [1, 0.5, 0.25] } }, limit: 5 }),
+    );
+    await both((name) => client.searchMatrixPairs(name, { using: 'dense', sample: 20, limit: 3 }));
+    await both((name) => client.searchMatrixOffsets(name, { using: 'euclid', sample: 15, limit: 2, filter: { must: [{ key: 'color', match: { value: 'red' } }] } }));
+    // The coordinator's option is refused from a client, over raw HTTP too.
+    expect(await post('/collections/cluster/points/query', { query: [1, 0], using: 'dot', cluster_idf_statistics: {} })).toMatchObject({ code: 400 });
   });
 });

@@ -1,7 +1,9 @@
 // One real server holding the same points twice: all of them in `all`, and split by a hash of
 // the id over `s0`, `s1`, `s2`, each a plain collection with the same config. The ShardReader
 // here sends a shard's read to `/collections/s{shard}` with app.inject, as a replica would
-// answer it; the distributed answer must equal what `all` answers.
+// answer it (marked internal, as a cluster node's in-process shard reads are); the distributed
+// answer must equal what `all` answers.
+import { internalRequestHeader, internalRequestToken } from '../../src/auth/internal-request.js';
 import { errorStatus, QuiverError, type ErrorKind } from '../../src/errors.js';
 import type { ShardReader } from '../../src/cluster/distributed-read/index.js';
 import { createTestApp, type TestApp } from '../support/app.js';
@@ -13,7 +15,7 @@ export const colors = ['red', 'green', 'blue'];
 
 export const collectionConfig = {
   vectors: { dense: { size: 4, distance: 'Cosine' }, euclid: { size: 3, distance: 'Euclid' }, dot: { size: 2, distance: 'Dot' } },
-  sparse_vectors: { text: {}, terms: {}, weighted: { modifier: 'idf' } },
+  sparse_vectors: { text: {}, terms: {}, weighted: { modifier: 'idf' }, bm25: { modifier: 'idf' } },
 };
 
 /** A small FNV-1a hash of the id's text: the placement the tests use (the merge knows nothing of it). */
@@ -50,7 +52,10 @@ export function makePoints(count: number, seed: number): TestPoint[] {
           text: { text, model: 'qdrant/bm25' },
           terms: { indices: [Math.floor(random() * 6), 6 + Math.floor(random() * 6)], values: [round(random() + 0.1), round(random() + 0.1)] },
         };
-    if (!twin) vector.weighted = vector.terms;
+    if (!twin) {
+      vector.weighted = vector.terms;
+      vector.bm25 = vector.text;
+    }
     // Some points lack a vector, so "without the vector" paths are exercised too.
     if (index % 7 === 6) delete vector.terms;
     points.push({
@@ -74,15 +79,17 @@ function kindOf(status: number): ErrorKind {
   return kind ?? 'internal';
 }
 
-async function inject(test: TestApp, method: 'GET' | 'POST' | 'PUT', url: string, body?: unknown): Promise<unknown> {
-  const response = await test.app.inject({ method, url, ...(body !== undefined ? { payload: body as object } : {}) });
+/** `internal`: sent as a cluster node sends a shard read (src/auth/internal-request.ts), so the coordinator's own options are honoured. */
+async function inject(test: TestApp, method: 'GET' | 'POST' | 'PUT', url: string, body?: unknown, internal = false): Promise<unknown> {
+  const headers = internal ? { [internalRequestHeader]: internalRequestToken } : {};
+  const response = await test.app.inject({ method, url, headers, ...(body !== undefined ? { payload: body as object } : {}) });
   const parsed = JSON.parse(response.body);
   if (response.statusCode !== 200) throw new QuiverError(kindOf(response.statusCode), parsed.status?.error ?? response.body);
   return parsed.result;
 }
 
-async function setUp(test: TestApp, name: string, points: readonly TestPoint[]): Promise<void> {
-  await inject(test, 'PUT', `/collections/${name}`, collectionConfig);
+async function setUp(test: TestApp, name: string, points: readonly TestPoint[], config: unknown = collectionConfig): Promise<void> {
+  await inject(test, 'PUT', `/collections/${name}`, config);
   await inject(test, 'PUT', `/collections/${name}/index?wait=true`, { field_name: 'color', field_schema: 'keyword' });
   await inject(test, 'PUT', `/collections/${name}/index?wait=true`, { field_name: 'rank', field_schema: { type: 'integer', range: true, lookup: true } });
   // Always one upsert (an empty one too), so every collection's points carry the same version.
@@ -101,7 +108,32 @@ export async function startShardedServer(points: readonly TestPoint[]): Promise<
   }
   const reader: ShardReader = {
     shardCount,
-    call: <Result>(shard: number, method: 'GET' | 'POST', path: string, body?: unknown) => inject(test, method, `/collections/s${shard}${path}`, body) as Promise<Result>,
+    call: <Result>(shard: number, method: 'GET' | 'POST', path: string, body?: unknown) => inject(test, method, `/collections/s${shard}${path}`, body, true) as Promise<Result>,
   };
   return { test, reader, single: (method, path, body) => inject(test, method, `/collections/all${path}`, body) };
+}
+
+/**
+ * A second collection on the same server, for `lookup_from`: whole as `name`, split over
+ * `${name}0`..`${name}2` by the same placement; the reader reads the split copies.
+ */
+export async function addShardedCollection(server: ShardedServer, name: string, config: unknown, points: readonly TestPoint[]): Promise<ShardReader> {
+  await setUp(server.test, name, points, config);
+  for (let shard = 0; shard < shardCount; shard++) {
+    await setUp(
+      server.test,
+      `${name}${shard}`,
+      points.filter((point) => shardOf(point.id) === shard),
+      config,
+    );
+  }
+  return {
+    shardCount,
+    call: <Result>(shard: number, method: 'GET' | 'POST', path: string, body?: unknown) => inject(server.test, method, `/collections/${name}${shard}${path}`, body, true) as Promise<Result>,
+  };
+}
+
+/** A collection's info as one node answers it (a missing one is its 404, as QuiverError). */
+export function collectionInfo(server: ShardedServer, name: string): Promise<unknown> {
+  return inject(server.test, 'GET', `/collections/${name}`);
 }

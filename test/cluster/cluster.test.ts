@@ -110,6 +110,35 @@ describe.skipIf(clusterSkipReason !== undefined)('cluster mode', () => {
     expect(info.points_count).toBe(58);
   }, 60_000);
 
+  it('cluster — lookup_from, MMR and an IDF sparse query through any node answer exactly as one node', async () => {
+    const exact = { exact: true };
+    // Examples read from another collection's shards (the door passes distributedRead its readers).
+    const examples = makePoints(6, 11, 900);
+    for (const create of [(path: string, body: unknown) => result(url(0), 'PUT', path, body), (path: string, body: unknown) => referenceResult('PUT', path, body)]) {
+      await create('/collections/examples', { vectors });
+      await create('/collections/examples/points?wait=true', { points: examples });
+    }
+    await expectSameEverywhere('POST', '/collections/films/points/query', {
+      query: { recommend: { positive: [900, 901], negative: [902] } },
+      lookup_from: { collection: 'examples' },
+      limit: 6,
+      with_payload: true,
+      params: exact,
+    });
+    await expectSameEverywhere('POST', '/collections/films/points/query', { query: { nearest: [0.4, 0.1, -0.6, 0.3], mmr: { diversity: 0.6, candidates_limit: 25 } }, limit: 6, params: exact });
+    // IDF weights from the whole collection's statistics, not one shard's.
+    const words = Array.from({ length: 40 }, (_, index) => ({
+      id: index,
+      vector: { words: { indices: [index % 3, 3 + (index % 7), 10 + (index % 11)], values: [1 + index / 100, 1.5 - index / 200, 0.5 + index / 300] } },
+    }));
+    for (const target of ['cluster', 'reference'] as const) {
+      const put = (path: string, body: unknown) => (target === 'cluster' ? result(url(2), 'PUT', path, body) : referenceResult('PUT', path, body));
+      await put('/collections/texts', { sparse_vectors: { words: { modifier: 'idf' } } });
+      await put('/collections/texts/points?wait=true', { points: words });
+    }
+    await expectSameEverywhere('POST', '/collections/texts/points/query', { query: { indices: [1, 5, 12], values: [1, 0.7, 0.4] }, using: 'words', limit: 8 });
+  }, 60_000);
+
   it('cluster — a write the config refuses is a 400 before anything is published, on every node', async () => {
     const before = await result<{ count: number }>(url(0), 'POST', '/collections/films/points/count', { exact: true });
     const answer = await call(url(1), 'PUT', '/collections/films/points?wait=true', { points: [{ id: 500, vector: [1, 2, 3, 4] }, { id: 501, vector: [1, 2, 3] }] });

@@ -13,41 +13,44 @@ function isPointId(value: unknown): boolean {
   return typeof value === 'number' || typeof value === 'bigint' || typeof value === 'string';
 }
 
-type IdMapper = (id: unknown) => unknown;
+/** `field` is where the id sits, relative to the stage's `query` (`query.recommend.positive[1]`), as one node names it. */
+type IdMapper = (id: unknown, field: string) => unknown;
 
-function mapPairs(context: unknown, map: IdMapper): unknown {
-  const pair = (item: unknown) => {
+function mapPairs(context: unknown, field: string, map: IdMapper): unknown {
+  const pair = (item: unknown, at: string) => {
     const { positive, negative } = item as Body;
-    return { ...(item as Body), positive: mapVector(positive, map), negative: mapVector(negative, map) };
+    return { ...(item as Body), positive: mapVector(positive, `${at}.positive`, map), negative: mapVector(negative, `${at}.negative`, map) };
   };
-  if (Array.isArray(context)) return context.map(pair);
-  return context && typeof context === 'object' ? pair(context) : context;
+  if (Array.isArray(context)) return context.map((item, position) => pair(item, `${field}[${position}]`));
+  return context && typeof context === 'object' ? pair(context, field) : context;
 }
 
-function mapVector(value: unknown, map: IdMapper): unknown {
-  return isPointId(value) ? map(value) : value;
+function mapVector(value: unknown, field: string, map: IdMapper): unknown {
+  return isPointId(value) ? map(value, field) : value;
 }
 
 /** The query with `map` applied to every example given as an id. */
-function mapQueryIds(query: unknown, map: IdMapper): unknown {
-  if (isPointId(query)) return map(query);
+export function mapQueryIds(query: unknown, map: IdMapper): unknown {
+  if (isPointId(query)) return map(query, 'query');
   if (!query || typeof query !== 'object' || Array.isArray(query)) return query;
   const form = query as Body;
-  if ('nearest' in form) return { ...form, nearest: mapVector(form.nearest, map) };
+  if ('nearest' in form) return { ...form, nearest: mapVector(form.nearest, 'query', map) };
   if ('recommend' in form) {
     const recommend = form.recommend as Body;
-    const list = (items: unknown) => (Array.isArray(items) ? items.map((item) => mapVector(item, map)) : items);
-    return { ...form, recommend: { ...recommend, positive: list(recommend.positive), negative: list(recommend.negative) } };
+    const list = (items: unknown, field: string) => (Array.isArray(items) ? items.map((item, position) => mapVector(item, `${field}[${position}]`, map)) : items);
+    return { ...form, recommend: { ...recommend, positive: list(recommend.positive, 'query.recommend.positive'), negative: list(recommend.negative, 'query.recommend.negative') } };
   }
   if ('discover' in form) {
     const discover = form.discover as Body;
-    return { ...form, discover: { ...discover, target: mapVector(discover.target, map), context: mapPairs(discover.context, map) } };
+    return { ...form, discover: { ...discover, target: mapVector(discover.target, 'query.discover.target', map), context: mapPairs(discover.context, 'query.discover.context', map) } };
   }
-  if ('context' in form) return { ...form, context: mapPairs(form.context, map) };
+  if ('context' in form) return { ...form, context: mapPairs(form.context, 'query.context', map) };
   if ('relevance_feedback' in form) {
     const feedback = form.relevance_feedback as Body;
-    const items = Array.isArray(feedback.feedback) ? feedback.feedback.map((item: Body) => ({ ...item, example: mapVector(item.example, map) })) : feedback.feedback;
-    return { ...form, relevance_feedback: { ...feedback, target: mapVector(feedback.target, map), feedback: items } };
+    const items = Array.isArray(feedback.feedback)
+      ? feedback.feedback.map((item: Body, position) => ({ ...item, example: mapVector(item.example, `query.relevance_feedback.feedback[${position}].example`, map) }))
+      : feedback.feedback;
+    return { ...form, relevance_feedback: { ...feedback, target: mapVector(feedback.target, 'query.relevance_feedback.target', map), feedback: items } };
   }
   return query;
 }
@@ -90,13 +93,13 @@ export function withExcludedIds(filter: unknown, ids: readonly unknown[]): unkno
   return { ...original, must_not: [...clauses, clause] };
 }
 
-interface StoredRecord {
+export interface StoredRecord {
   id: unknown;
   vector?: unknown;
 }
 
 /** The vector a record holds under `using`, as a query may send it inline; undefined when it has none. */
-function vectorUnder(record: StoredRecord, using: string): unknown {
+export function vectorUnder(record: StoredRecord, using: string): unknown {
   const vector = record.vector;
   if (Array.isArray(vector)) return using === '' ? vector : undefined;
   if (vector && typeof vector === 'object') return (vector as Body)[using];

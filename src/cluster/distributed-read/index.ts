@@ -9,6 +9,9 @@ import { isQuiverError } from '../../errors.js';
 import { notInClusterMode } from './cluster-refusals.js';
 import { inlineExamples } from './example-vectors.js';
 import { facetAcrossShards } from './facet-merge.js';
+import { matrixAcrossShards, offsetsToPairs } from './matrix-merge.js';
+import { refuseClientStatistics } from './idf-statistics.js';
+import { hasLookups, resolveLookups, type DistributedReadOptions } from './lookup-examples.js';
 import { countPoints, retrieveMany, retrieveOne, scrollPoints } from './point-reads.js';
 import { QueryMerge } from './query-merge.js';
 import { searchAcrossShards, searchBatchAcrossShards } from './search-merge.js';
@@ -16,6 +19,7 @@ import { prefetchesOf } from './stage-forms.js';
 import type { ShardReader } from './shard-reader.js';
 
 export type { ShardReader } from './shard-reader.js';
+export type { DistributedReadOptions } from './lookup-examples.js';
 
 type Body = Record<string, unknown>;
 
@@ -64,7 +68,9 @@ async function inOneNodesWords<Result>(reader: ShardReader, path: string, replay
 }
 
 /** One query request: examples inlined (or one node's error for a missing one), then the merge. */
-async function queryOne(reader: ShardReader, merge: QueryMerge, body: Body): Promise<{ points: unknown[] }> {
+async function queryOne(reader: ShardReader, merge: QueryMerge, original: Body, options: DistributedReadOptions | undefined, field = ''): Promise<{ points: unknown[] }> {
+  // Examples from other collections first: their 404s and refusals are answered as they are.
+  const body = await resolveLookups(original, options, field);
   // A malformed example id is refused by the shards' retrieve: answered in the query's words.
   const resolution = await inOneNodesWords(reader, '/points/query', () => body, () => inlineExamples(reader, body));
   if (resolution.kind === 'missing') {
@@ -84,18 +90,24 @@ async function queryOne(reader: ShardReader, merge: QueryMerge, body: Body): Pro
   return answer.value;
 }
 
-async function queryBatch(reader: ShardReader, merge: QueryMerge, body: Body): Promise<unknown> {
+async function queryBatch(reader: ShardReader, merge: QueryMerge, body: Body, options: DistributedReadOptions | undefined): Promise<unknown> {
   const searches = (body.searches as Body[]) ?? [];
-  return inOneNodesWords(reader, '/points/query/batch', () => body, () => Promise.all(searches.map((search) => queryOne(reader, merge, search))));
+  const run = () => Promise.all(searches.map((search, position) => queryOne(reader, merge, search, options, `searches[${position}]`)));
+  // A lookup_from names a collection no shard holds: its errors are the answer, not a replay's.
+  if (searches.some(hasLookups)) return run();
+  return inOneNodesWords(reader, '/points/query/batch', () => body, run);
 }
 
 /** Answers one collection-scoped REST read across shards exactly as one node holding all the
- * points would (same ids, order, scores). `path` is collection-relative, e.g. '/points/search'. */
-export async function distributedRead(reader: ShardReader, method: 'GET' | 'POST', path: string, body: unknown): Promise<unknown> {
+ * points would (same ids, order, scores). `path` is collection-relative, e.g. '/points/search'.
+ * `options.readerOf` gives other collections' shards, for `lookup_from` (without it, a 400). */
+export async function distributedRead(reader: ShardReader, method: 'GET' | 'POST', path: string, body: unknown, options?: DistributedReadOptions): Promise<unknown> {
   const bare = withoutQueryString(path);
   const request = (body ?? {}) as Body;
   if (method === 'GET' && isPointPath(bare)) return retrieveOne(reader, path);
   if (method !== 'POST' || !postPaths.has(bare)) throw notInClusterMode(`${method} ${bare} as a distributed read`);
+  // The coordinator's own option to its shards: forwarded from a client, it would change answers.
+  refuseClientStatistics(request);
   const merge = new QueryMerge(reader);
   const shape = () => merge.shape();
   switch (bare) {
@@ -110,14 +122,14 @@ export async function distributedRead(reader: ShardReader, method: 'GET' | 'POST
     case '/points/search/batch':
       return searchBatchAcrossShards(reader, request, shape);
     case '/points/query':
-      return queryOne(reader, merge, request);
+      return queryOne(reader, merge, request, options);
     case '/points/query/batch':
-      return queryBatch(reader, merge, request);
+      return queryBatch(reader, merge, request, options);
     case '/facet':
       return facetAcrossShards(reader, request);
+    case '/points/search/matrix/offsets':
+      return matrixAcrossShards(reader, request, await shape());
     default:
-      // The search matrix samples points at random and pairs each with its neighbours in the
-      // sample: no merge of per-shard samples is one node's answer.
-      throw notInClusterMode(`the search matrix (${bare})`);
+      return offsetsToPairs(await matrixAcrossShards(reader, request, await shape()));
   }
 }

@@ -7,7 +7,11 @@
 // - order_by over prefetches reads the candidates' payloads and orders them with the same
 //   routine one node uses (src/search/ordered-stages.ts);
 // - a formula is evaluated here (./formula-merge.ts) on the merged scores and fetched payloads;
-// - MMR, lookup_from and IDF-weighted sparse stages are refused (./cluster-refusals.ts).
+// - an IDF-weighted sparse stage is scored by every shard with the whole collection's
+//   statistics (./idf-statistics.ts);
+// - MMR takes the merged `candidates_limit` nearest points with their vectors and picks among
+//   them here with the kernel's own selection (./mmr-merge.ts);
+// - lookup_from is refused (./cluster-refusals.ts).
 import type { PointEntry } from '../../engine/collection.js';
 import { parsePointId } from '../../points/ids.js';
 import type { Payload } from '../../points/selectors.js';
@@ -20,6 +24,8 @@ import { chunksOf } from './candidate-chunks.js';
 import { CollectionShape } from './collection-shape.js';
 import { everyShard } from './fan-out.js';
 import { formulaAcrossShards } from './formula-merge.js';
+import { mmrOf, mmrPickAtCoordinator, withoutMmr, type MmrStage } from './mmr-merge.js';
+import { IdfStatisticsGathering, nearestTarget, type IdfStatisticsByName } from './idf-statistics.js';
 import { mergeRanked, mergeSorted } from './ranked-merge.js';
 import type { ShardReader } from './shard-reader.js';
 import { hasMmr, mergeKindOf, prefetchesOf, rankedByDistance, scoredOrder, scoresInFloat64 } from './stage-forms.js';
@@ -56,7 +62,6 @@ function hasIdFilter(points: readonly WirePoint[]): Body {
 /** The refusals, checked over the whole tree before any shard is asked. */
 export async function checkClusterQuery(stage: Body, shape: () => Promise<CollectionShape>): Promise<void> {
   if (stage.lookup_from !== undefined && stage.lookup_from !== null) throw notInClusterMode('lookup_from (examples from another collection)');
-  if (hasMmr(stage.query)) throw notInClusterMode('MMR (query.mmr)');
   const kind = mergeKindOf(stage.query);
   if (kind === 'formula' && prefetchesOf(stage).some(scoresInFloat64)) {
     throw notInClusterMode('a formula over best_score, sum_scores, discover, context or relevance_feedback prefetches (query.formula)');
@@ -64,10 +69,23 @@ export async function checkClusterQuery(stage: Body, shape: () => Promise<Collec
   if (kind === 'fusion' && (stage.query as Body).fusion === 'dbsf' && prefetchesOf(stage).some(scoresInFloat64)) {
     throw notInClusterMode('dbsf fusion of best_score, sum_scores, discover, context or relevance_feedback prefetches (query.fusion)');
   }
-  if (kind === 'scored' && (await shape()).usesIdf(typeof stage.using === 'string' ? stage.using : '')) {
-    throw notInClusterMode('a sparse vector with the idf modifier (its weights need the statistics of the whole collection)');
-  }
   for (const child of prefetchesOf(stage)) await checkClusterQuery(child, shape);
+}
+
+function usingOf(stage: Body): string {
+  return typeof stage.using === 'string' ? stage.using : '';
+}
+
+/** Every scored stage's sparse query, noted for the IDF statistics it needs. */
+function noteIdfStages(stage: Body, gathering: IdfStatisticsGathering): void {
+  if (mergeKindOf(stage.query) === 'scored') gathering.add(usingOf(stage), nearestTarget(stage.query));
+  for (const child of prefetchesOf(stage)) noteIdfStages(child, gathering);
+}
+
+/** A shard request scored by `using`, with the whole collection's IDF statistics when it needs them. */
+function withStatistics(request: Body, using: string, statistics: IdfStatisticsByName | undefined): Body {
+  const entry = statistics?.[using];
+  return entry ? { ...request, cluster_idf_statistics: { [using]: entry } } : request;
 }
 
 export class QueryMerge {
@@ -85,28 +103,60 @@ export class QueryMerge {
     await checkClusterQuery(body, () => this.shape());
     const offset = typeof body.offset === 'number' ? body.offset : 0;
     const selectors: Selectors = { with_payload: body.with_payload ?? false, with_vector: body.with_vector ?? false };
-    const leaf = prefetchesOf(body).length === 0;
-    const result = await this.stage(body, [], limitOf(body) + offset, leaf ? selectors : undefined);
+    const leaf = prefetchesOf(body).length === 0 && !hasMmr(body.query);
+    const gathering = new IdfStatisticsGathering(await this.shape());
+    noteIdfStages(body, gathering);
+    const statistics = await gathering.read(this.reader);
+    const result = await this.stage(body, [], limitOf(body) + offset, statistics, leaf ? selectors : undefined);
     let points = result.points.slice(offset);
     if (!leaf) points = await this.withSelectors(points, selectors);
     return { points: points.map(render) };
   }
 
-  private async stage(stage: Body, inherited: readonly unknown[], limit: number, selectors?: Selectors): Promise<StageResult> {
+  private async stage(stage: Body, inherited: readonly unknown[], limit: number, statistics: IdfStatisticsByName | undefined, selectors?: Selectors): Promise<StageResult> {
     const filters = stage.filter === undefined || stage.filter === null ? inherited : [...inherited, stage.filter];
     const children = prefetchesOf(stage);
-    if (children.length === 0) return this.leaf(stage, filters, limit, selectors);
-    const outputs = await Promise.all(children.map((child) => this.stage(child, filters, limitOf(child))));
-    return this.combine(stage, outputs, limit);
+    const mmr = await this.coordinatorMmr(stage);
+    if (mmr) return this.mmrStage(stage, mmr, filters, limit, statistics);
+    if (children.length === 0) return this.leaf(stage, filters, limit, statistics, selectors);
+    const outputs = await Promise.all(children.map((child) => this.stage(child, filters, limitOf(child), statistics)));
+    return this.combine(stage, outputs, limit, statistics);
+  }
+
+  /** The stage's MMR when the coordinator picks it: a nearest query with MMR on a dense vector. */
+  private async coordinatorMmr(stage: Body): Promise<MmrStage | undefined> {
+    if (!hasMmr(stage.query) || (await this.shape()).distance(usingOf(stage)) === undefined) return undefined;
+    // The default candidates_limit is the stage's own limit (the offset not counted), as one node reads it.
+    return mmrOf(stage, limitOf(stage));
+  }
+
+  /**
+   * MMR: the stage's `candidates_limit` nearest points, merged from the shards (over the whole
+   * collection or among the prefetched points) with their vectors, then picked here.
+   */
+  private async mmrStage(stage: Body, mmr: MmrStage, filters: readonly unknown[], limit: number, statistics: IdfStatisticsByName | undefined): Promise<StageResult> {
+    const using = usingOf(stage);
+    const nearest = withoutMmr(stage);
+    const withVector = { with_payload: false, with_vector: using === '' ? true : [using] };
+    const children = prefetchesOf(stage);
+    let candidates: StageResult;
+    if (children.length === 0) candidates = await this.leaf(nearest, filters, mmr.mmr.candidatesLimit, statistics, withVector);
+    else {
+      const outputs = await Promise.all(children.map((child) => this.stage(child, filters, limitOf(child), statistics)));
+      const rescored = await this.combine(nearest, outputs, mmr.mmr.candidatesLimit, statistics);
+      candidates = { order: rescored.order, points: await this.withSelectors(rescored.points, withVector) };
+    }
+    const picks = await mmrPickAtCoordinator(mmr, using, (await this.shape()).distance(using)!, candidates.points, limit);
+    return { order: candidates.order, points: picks.map(({ vector: _vector, ...point }) => point) };
   }
 
   /** A stage without prefetches: each shard answers it over its points; the lists merge. */
-  private async leaf(stage: Body, filters: readonly unknown[], limit: number, selectors?: Selectors): Promise<StageResult> {
+  private async leaf(stage: Body, filters: readonly unknown[], limit: number, statistics: IdfStatisticsByName | undefined, selectors?: Selectors): Promise<StageResult> {
     const request: Body = { limit, with_payload: selectors?.with_payload ?? false, with_vector: selectors?.with_vector ?? false };
     for (const field of ['query', 'using', 'params', 'score_threshold']) if (stage[field] !== undefined && stage[field] !== null) request[field] = stage[field];
     const filter = combinedFilter(filters);
     if (filter !== undefined) request.filter = filter;
-    const answers = await everyShard<{ points: WirePoint[] }>(this.reader, 'POST', '/points/query', request);
+    const answers = await everyShard<{ points: WirePoint[] }>(this.reader, 'POST', '/points/query', withStatistics(request, usingOf(stage), statistics));
     const lists = answers.map((answer) => answer.points.map((point) => ({ ...point, score: storedScore(point) })));
     const kind = mergeKindOf(stage.query);
     if (kind === 'by_id') return { order: 'larger_better', points: mergeSorted(lists, byId, limit) };
@@ -124,7 +174,7 @@ export class QueryMerge {
   }
 
   /** A stage with prefetches, over the merged outputs of its children. */
-  private async combine(stage: Body, children: readonly StageResult[], limit: number): Promise<StageResult> {
+  private async combine(stage: Body, children: readonly StageResult[], limit: number, statistics: IdfStatisticsByName | undefined): Promise<StageResult> {
     const kind = mergeKindOf(stage.query);
     const threshold = typeof stage.score_threshold === 'number' ? stage.score_threshold : undefined;
     if (kind === 'fusion') return withThreshold(fuse(stage.query as Body, children, limit), threshold);
@@ -136,7 +186,7 @@ export class QueryMerge {
       const payloads = await this.fetch(candidates, { with_payload: true, with_vector: false });
       return withThreshold({ order: 'larger_better', points: await formulaAcrossShards(this.reader, stage.query as Body, children, candidates, payloads, limit) }, threshold);
     }
-    return this.rescore(stage, candidates, limit);
+    return this.rescore(stage, candidates, limit, statistics);
   }
 
   /** order_by over the prefetched points: their payloads, ordered as one node orders them. */
@@ -157,9 +207,11 @@ export class QueryMerge {
   /**
    * A form re-scoring the prefetched points: each shard scores those it holds, exactly; the
    * lists merge with one node's tie rule (candidate order for dense and example forms, id for
-   * sparse, where a candidate holding the vector but sharing no index scores 0).
+   * sparse, where a candidate holding the vector but sharing no index scores 0). A sparse stage
+   * is sent as a re-scoring of the chunk (a prefetch naming it), so a shard scores with one
+   * node's re-scoring arithmetic (src/search/sparse-search.ts) rather than its index's.
    */
-  private async rescore(stage: Body, candidates: readonly WirePoint[], limit: number): Promise<StageResult> {
+  private async rescore(stage: Body, candidates: readonly WirePoint[], limit: number, statistics: IdfStatisticsByName | undefined): Promise<StageResult> {
     const shape = await this.shape();
     const using = typeof stage.using === 'string' ? stage.using : '';
     // Dense nearest forms go through the index: `exact` makes a shard score every candidate it
@@ -173,7 +225,12 @@ export class QueryMerge {
     if (stage.score_threshold !== undefined && stage.score_threshold !== null) request.score_threshold = stage.score_threshold;
     // Each chunk's best `limit` on each shard: together they hold the best `limit` of all.
     const answers = (
-      await Promise.all(chunksOf(candidates).map((chunk) => everyShard<{ points: WirePoint[] }>(this.reader, 'POST', '/points/query', { ...request, filter: hasIdFilter(chunk) })))
+      await Promise.all(
+        chunksOf(candidates).map((chunk) => {
+          const named = shape.isSparse(using) ? { ...request, prefetch: { filter: hasIdFilter(chunk), limit: chunk.length } } : { ...request, filter: hasIdFilter(chunk) };
+          return everyShard<{ points: WirePoint[] }>(this.reader, 'POST', '/points/query', withStatistics(named, using, statistics));
+        }),
+      )
     ).flat();
     const lists = answers.map((answer) => answer.points.map((point) => ({ ...point, score: storedScore(point) })));
     if (!shape.isSparse(using)) {

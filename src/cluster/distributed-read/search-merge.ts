@@ -1,8 +1,9 @@
 // `POST C/points/search` and its batch across shards (docs/api.md §3.4): a search is one
 // nearest stage with inline vectors, so every shard runs the request as sent, asked for
-// `limit + offset` from offset 0, and the lists merge by the vector's score order.
-import { notInClusterMode } from './cluster-refusals.js';
+// `limit + offset` from offset 0, and the lists merge by the vector's score order. A sparse
+// vector with the IDF modifier is weighed by the whole collection's statistics (./idf-statistics.ts).
 import { everyShard } from './fan-out.js';
+import { IdfStatisticsGathering, type IdfStatisticsByName } from './idf-statistics.js';
 import type { CollectionShape } from './collection-shape.js';
 import { mergeRanked } from './ranked-merge.js';
 import type { ShardReader } from './shard-reader.js';
@@ -18,10 +19,12 @@ function windowOf(search: Body): { limit: number; offset: number } {
 }
 
 /** The search as each shard gets it: the first `limit + offset` points, under the field the client used. */
-function shardSearch(search: Body): Body {
+function shardSearch(search: Body, statistics: IdfStatisticsByName | undefined): Body {
   const { limit, offset } = windowOf(search);
   const field = typeof search.limit === 'number' ? 'limit' : typeof search.top === 'number' ? 'top' : 'limit';
-  return { ...search, [field]: limit + offset, offset: 0 };
+  const sent: Body = { ...search, [field]: limit + offset, offset: 0 };
+  if (statistics?.[usingOf(search)]) sent.cluster_idf_statistics = { [usingOf(search)]: statistics[usingOf(search)] };
+  return sent;
 }
 
 function orderOf(search: Body, shape: CollectionShape): ScoreOrder {
@@ -31,12 +34,18 @@ function orderOf(search: Body, shape: CollectionShape): ScoreOrder {
 
 function usingOf(search: Body): string {
   const vector = search.vector;
-  return Array.isArray(vector) ? '' : String((vector as Body).name);
+  return Array.isArray(vector) || !vector || typeof vector !== 'object' ? '' : String((vector as Body).name);
 }
 
-/** IDF weights come from the whole collection's statistics: refused (./cluster-refusals.ts). */
-function checkSearch(search: Body, shape: CollectionShape): void {
-  if (shape.usesIdf(usingOf(search))) throw notInClusterMode('a sparse vector with the idf modifier (its weights need the statistics of the whole collection)');
+/** The whole collection's IDF statistics for the searches that need them. */
+function statisticsFor(reader: ShardReader, searches: readonly Body[], shape: CollectionShape): Promise<IdfStatisticsByName | undefined> {
+  const gathering = new IdfStatisticsGathering(shape);
+  for (const search of searches) {
+    if (!search || typeof search !== 'object') continue;
+    const vector = search.vector;
+    if (vector && typeof vector === 'object' && !Array.isArray(vector)) gathering.add(usingOf(search), (vector as Body).vector);
+  }
+  return gathering.read(reader);
 }
 
 function mergeOne(search: Body, lists: WirePoint[][], shape: CollectionShape): WirePoint[] {
@@ -46,15 +55,15 @@ function mergeOne(search: Body, lists: WirePoint[][], shape: CollectionShape): W
 }
 
 export async function searchAcrossShards(reader: ShardReader, body: Body, shape: () => Promise<CollectionShape>): Promise<unknown> {
-  checkSearch(body, await shape());
-  const answers = await everyShard<WirePoint[]>(reader, 'POST', '/points/search', shardSearch(body));
+  const statistics = await statisticsFor(reader, [body], await shape());
+  const answers = await everyShard<WirePoint[]>(reader, 'POST', '/points/search', shardSearch(body, statistics));
   return mergeOne(body, answers, await shape());
 }
 
 export async function searchBatchAcrossShards(reader: ShardReader, body: Body, shape: () => Promise<CollectionShape>): Promise<unknown> {
   const searches = (body.searches as Body[]) ?? [];
   const resolvedShape = await shape();
-  for (const search of searches) checkSearch(search, resolvedShape);
-  const answers = await everyShard<WirePoint[][]>(reader, 'POST', '/points/search/batch', { ...body, searches: searches.map(shardSearch) });
+  const statistics = await statisticsFor(reader, searches, resolvedShape);
+  const answers = await everyShard<WirePoint[][]>(reader, 'POST', '/points/search/batch', { ...body, searches: searches.map((search) => shardSearch(search, statistics)) });
   return searches.map((search, position) => mergeOne(search, answers.map((answer) => answer[position]!), resolvedShape));
 }
