@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { distributedRead, isDistributedReadPath, type ShardReader } from '../../src/cluster/distributed-read/index.js';
 import { QuiverError } from '../../src/errors.js';
-import { makePoints, startShardedServer, type ShardedServer } from './sharded-collections.js';
+import { expectSameAnswer, outcome, makePoints, startShardedServer, type ShardedServer } from './sharded-collections.js';
 
 const points = makePoints(60, 17);
 let server: ShardedServer;
@@ -16,24 +16,8 @@ afterAll(async () => {
   await server.test.dispose();
 });
 
-async function outcome(read: () => Promise<unknown>): Promise<unknown> {
-  try {
-    return { result: await read() };
-  } catch (error) {
-    if (error instanceof QuiverError) return { status: error.status, message: error.message };
-    throw error;
-  }
-}
-
 /** The distributed answer equals one node's, error or result. */
-async function expectSame(method: 'GET' | 'POST', path: string, body?: unknown, answer: 'result' | 'error' = 'result'): Promise<unknown> {
-  const single = await outcome(() => server.single(method, path, body));
-  const merged = await outcome(() => distributedRead(server.reader, method, path, body));
-  const label = `${method} ${path} ${JSON.stringify(body)}`;
-  expect(merged, label).toEqual(single);
-  expect(single, label).toHaveProperty(answer === 'result' ? 'result' : 'status');
-  return single;
-}
+const expectSame = (method: 'GET' | 'POST', path: string, body?: unknown, answer: 'result' | 'status' = 'result') => expectSameAnswer(server, method, path, body, answer);
 
 const denseQuery = [0.2, -0.4, 0.7, 0.1];
 const exact = { exact: true };
@@ -42,7 +26,7 @@ describe('distributed reads — points', () => {
   it('retrieve — one point by id comes from the shard holding it; a missing id is one node\'s 404', async () => {
     await expectSame('GET', '/points/7');
     await expectSame('GET', '/points/5b2c7d8e-9f00-4a11-8b22-3c44d55e6f77');
-    const missing = (await expectSame('GET', '/points/9999', undefined, 'error')) as { status: number };
+    const missing = (await expectSame('GET', '/points/9999', undefined, 'status')) as { status: number };
     expect(missing.status).toBe(404);
   });
 
@@ -108,9 +92,9 @@ describe('distributed reads — search', () => {
   });
 
   it('search — a 4xx from the shards is answered once, as one node words it', async () => {
-    const error = (await expectSame('POST', '/points/search', { vector: { name: 'dense', vector: [1, 2] }, limit: 3 }, 'error')) as { status: number };
+    const error = (await expectSame('POST', '/points/search', { vector: { name: 'dense', vector: [1, 2] }, limit: 3 }, 'status')) as { status: number };
     expect(error.status).toBe(400);
-    await expectSame('POST', '/points/search/batch', { searches: [{ vector: { name: 'dense', vector: denseQuery }, limit: 3 }, { vector: { name: 'nope', vector: [1] }, limit: 3 }] }, 'error');
+    await expectSame('POST', '/points/search/batch', { searches: [{ vector: { name: 'dense', vector: denseQuery }, limit: 3 }, { vector: { name: 'nope', vector: [1] }, limit: 3 }] }, 'status');
   });
 });
 
@@ -152,10 +136,10 @@ describe('distributed reads — query', () => {
   });
 
   it('query — an example id no shard holds is one node\'s 404; a point without the vector is its 400', async () => {
-    await expectSame('POST', '/points/query', { query: 424242, using: 'dense', limit: 3 }, 'error');
-    await expectSame('POST', '/points/query', { query: 7, using: 'terms', limit: 3 }, 'error');
-    await expectSame('POST', '/points/query', { query: { nearest: 'not-a-point-id' }, using: 'dense', limit: 3 }, 'error');
-    await expectSame('POST', '/points/query', { query: { recommend: { positive: [1, 'zzz'] } }, using: 'dense', limit: 3 }, 'error');
+    await expectSame('POST', '/points/query', { query: 424242, using: 'dense', limit: 3 }, 'status');
+    await expectSame('POST', '/points/query', { query: 7, using: 'terms', limit: 3 }, 'status');
+    await expectSame('POST', '/points/query', { query: { nearest: 'not-a-point-id' }, using: 'dense', limit: 3 }, 'status');
+    await expectSame('POST', '/points/query', { query: { recommend: { positive: [1, 'zzz'] } }, using: 'dense', limit: 3 }, 'status');
   });
 
   it('query — hybrid: dense and BM25 prefetches fused by rrf (k, weights) and dbsf', async () => {
@@ -204,20 +188,20 @@ describe('distributed reads — query', () => {
       limit: 10,
       score_threshold: 0.5,
     });
-    await expectSame('POST', '/points/query', { prefetch, query: { formula: { ln: 'rank' } }, limit: 5 }, 'error');
+    await expectSame('POST', '/points/query', { prefetch, query: { formula: { ln: 'rank' } }, limit: 5 }, 'status');
   });
 
   it('query — a plan one node refuses (prefetches without a query, order_by with a threshold, fusion with using) is its 400', async () => {
     const prefetch = { query: denseQuery, using: 'dense', limit: 10 };
-    await expectSame('POST', '/points/query', { prefetch, limit: 3 }, 'error');
-    await expectSame('POST', '/points/query', { prefetch, query: { order_by: 'rank' }, score_threshold: 1, limit: 3 }, 'error');
-    await expectSame('POST', '/points/query', { prefetch: [prefetch], query: { fusion: 'rrf' }, using: 'dense', limit: 3 }, 'error');
-    await expectSame('POST', '/points/query', { prefetch: { prefetch, limit: 5 }, query: [1, 0, 0, 0], using: 'dense', limit: 3 }, 'error');
+    await expectSame('POST', '/points/query', { prefetch, limit: 3 }, 'status');
+    await expectSame('POST', '/points/query', { prefetch, query: { order_by: 'rank' }, score_threshold: 1, limit: 3 }, 'status');
+    await expectSame('POST', '/points/query', { prefetch: [prefetch], query: { fusion: 'rrf' }, using: 'dense', limit: 3 }, 'status');
+    await expectSame('POST', '/points/query', { prefetch: { prefetch, limit: 5 }, query: [1, 0, 0, 0], using: 'dense', limit: 3 }, 'status');
   });
 
   it('query batch — each query merged on its own; a 4xx names its search as one node does', async () => {
     await expectSame('POST', '/points/query/batch', { searches: [{ query: denseQuery, using: 'dense', limit: 3, params: exact }, { query: 3, using: 'euclid', limit: 4, params: exact }] });
-    await expectSame('POST', '/points/query/batch', { searches: [{ query: denseQuery, using: 'dense', limit: 3 }, { query: [1, 2], using: 'dense', limit: 4 }] }, 'error');
+    await expectSame('POST', '/points/query/batch', { searches: [{ query: denseQuery, using: 'dense', limit: 3 }, { query: [1, 2], using: 'dense', limit: 4 }] }, 'status');
   });
 });
 

@@ -4,8 +4,7 @@
 // what one node holding all the points answers. A client cannot send the coordinator's option.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { distributedRead } from '../../src/cluster/distributed-read/index.js';
-import { QuiverError } from '../../src/errors.js';
-import { makePoints, startShardedServer, type ShardedServer } from './sharded-collections.js';
+import { expectSameAnswer, outcome, makePoints, startShardedServer, type ShardedServer } from './sharded-collections.js';
 
 const points = makePoints(80, 23);
 let server: ShardedServer;
@@ -17,22 +16,7 @@ afterAll(async () => {
   await server.test.dispose();
 });
 
-async function outcome(read: () => Promise<unknown>): Promise<unknown> {
-  try {
-    return { result: await read() };
-  } catch (error) {
-    if (error instanceof QuiverError) return { status: error.status, message: error.message };
-    throw error;
-  }
-}
-
-async function expectSame(path: string, body: unknown): Promise<unknown> {
-  const single = await outcome(() => server.single('POST', path, body));
-  const merged = await outcome(() => distributedRead(server.reader, 'POST', path, body));
-  expect(merged, `${path} ${JSON.stringify(body)}`).toEqual(single);
-  expect(single, `${path} ${JSON.stringify(body)}`).toHaveProperty('result');
-  return single;
-}
+const expectSame = (path: string, body: unknown) => expectSameAnswer(server, 'POST', path, body);
 
 const sparse = { indices: [0, 2, 7, 9], values: [0.5, 1.2, 0.8, 0.3] };
 const red = { must: [{ key: 'color', match: { value: 'red' } }] };

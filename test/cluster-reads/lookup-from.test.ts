@@ -4,9 +4,8 @@
 // without `readerOf` the read stays a 400 naming cluster mode.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { distributedRead, type DistributedReadOptions, type ShardReader } from '../../src/cluster/distributed-read/index.js';
-import { QuiverError } from '../../src/errors.js';
 import { mulberry32 } from '../support/seeded-random.js';
-import { addShardedCollection, collectionInfo, makePoints, startShardedServer, type ShardedServer, type TestPoint } from './sharded-collections.js';
+import { expectSameAnswer, outcome, addShardedCollection, collectionInfo, makePoints, startShardedServer, type ShardedServer, type TestPoint } from './sharded-collections.js';
 
 const points = makePoints(70, 41);
 let server: ShardedServer;
@@ -44,22 +43,7 @@ afterAll(async () => {
   await server.test.dispose();
 });
 
-async function outcome(read: () => Promise<unknown>): Promise<unknown> {
-  try {
-    return { result: await read() };
-  } catch (error) {
-    if (error instanceof QuiverError) return { status: error.status, message: error.message };
-    throw error;
-  }
-}
-
-async function expectSame(path: string, body: unknown, answer: 'result' | 'status' = 'result'): Promise<unknown> {
-  const single = await outcome(() => server.single('POST', path, body));
-  const merged = await outcome(() => distributedRead(server.reader, 'POST', path, body, options));
-  expect(merged, `${path} ${JSON.stringify(body)}`).toEqual(single);
-  expect(single, `${path} ${JSON.stringify(body)}`).toHaveProperty(answer);
-  return single;
-}
+const expectSame = (path: string, body: unknown, answer: 'result' | 'status' = 'result') => expectSameAnswer(server, 'POST', path, body, answer, options);
 
 const image = { collection: 'other', vector: 'image' };
 

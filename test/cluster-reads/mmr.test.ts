@@ -3,9 +3,7 @@
 // their scores are one node's, for every distance, over the collection or among prefetches,
 // under filters, thresholds, offsets, examples by id and fusion.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { distributedRead } from '../../src/cluster/distributed-read/index.js';
-import { QuiverError } from '../../src/errors.js';
-import { makePoints, startShardedServer, type ShardedServer } from './sharded-collections.js';
+import { expectSameAnswer, makePoints, startShardedServer, type ShardedServer } from './sharded-collections.js';
 
 const points = makePoints(90, 31);
 let server: ShardedServer;
@@ -17,22 +15,7 @@ afterAll(async () => {
   await server.test.dispose();
 });
 
-async function outcome(read: () => Promise<unknown>): Promise<unknown> {
-  try {
-    return { result: await read() };
-  } catch (error) {
-    if (error instanceof QuiverError) return { status: error.status, message: error.message };
-    throw error;
-  }
-}
-
-async function expectSame(path: string, body: unknown, answer: 'result' | 'status' = 'result'): Promise<unknown> {
-  const single = await outcome(() => server.single('POST', path, body));
-  const merged = await outcome(() => distributedRead(server.reader, 'POST', path, body));
-  expect(merged, `${path} ${JSON.stringify(body)}`).toEqual(single);
-  expect(single, `${path} ${JSON.stringify(body)}`).toHaveProperty(answer);
-  return single;
-}
+const expectSame = (path: string, body: unknown, answer: 'result' | 'status' = 'result') => expectSameAnswer(server, 'POST', path, body, answer);
 
 const red = { must: [{ key: 'color', match: { value: 'red' } }] };
 const queries: Record<string, number[]> = { dense: [0.2, -0.4, 0.7, 0.1], euclid: [0.5, -0.1, 0.3], dot: [0.8, -0.6] };

@@ -2,9 +2,8 @@
 // shape, merged across three shards, equals the answer of one collection holding all points.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { distributedRead } from '../../src/cluster/distributed-read/index.js';
-import { QuiverError } from '../../src/errors.js';
 import { mulberry32 } from '../support/seeded-random.js';
-import { colors, makePoints, startShardedServer, words, type ShardedServer } from './sharded-collections.js';
+import { outcome, pick, round, type Random, colors, makePoints, startShardedServer, words, type ShardedServer } from './sharded-collections.js';
 
 const points = makePoints(80, 23);
 let server: ShardedServer;
@@ -16,18 +15,6 @@ afterAll(async () => {
   await server.test.dispose();
 });
 
-async function outcome(read: () => Promise<unknown>): Promise<unknown> {
-  try {
-    return { result: await read() };
-  } catch (error) {
-    if (error instanceof QuiverError) return { status: error.status, message: error.message };
-    throw error;
-  }
-}
-
-type Random = () => number;
-const pick = <Item>(random: Random, items: readonly Item[]): Item => items[Math.floor(random() * items.length)]!;
-const round = (value: number) => Math.round(value * 100) / 100;
 const dense = (random: Random, size: number) => Array.from({ length: size }, () => round(random() * 2 - 1));
 const exampleId = (random: Random) => points[Math.floor(random() * points.length)]!.id;
 

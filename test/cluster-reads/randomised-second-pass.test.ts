@@ -3,9 +3,8 @@
 // each merged across three shards, equal the answer of one collection holding all points.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { distributedRead } from '../../src/cluster/distributed-read/index.js';
-import { QuiverError } from '../../src/errors.js';
 import { mulberry32 } from '../support/seeded-random.js';
-import { colors, makePoints, startShardedServer, words, type ShardedServer } from './sharded-collections.js';
+import { outcome, pick, round, type Random, colors, makePoints, startShardedServer, words, type ShardedServer } from './sharded-collections.js';
 
 const points = makePoints(100, 61);
 let server: ShardedServer;
@@ -17,18 +16,6 @@ afterAll(async () => {
   await server.test.dispose();
 });
 
-async function outcome(read: () => Promise<unknown>): Promise<unknown> {
-  try {
-    return { result: await read() };
-  } catch (error) {
-    if (error instanceof QuiverError) return { status: error.status, message: error.message };
-    throw error;
-  }
-}
-
-type Random = () => number;
-const pick = <Item>(random: Random, items: readonly Item[]): Item => items[Math.floor(random() * items.length)]!;
-const round = (value: number) => Math.round(value * 100) / 100;
 const between = (random: Random, low: number, high: number) => low + Math.floor(random() * (high - low + 1));
 const sizes: Record<string, number> = { dense: 4, euclid: 3, dot: 2 };
 

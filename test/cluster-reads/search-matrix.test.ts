@@ -3,9 +3,7 @@
 // same sample from the shards' own samples and merges each sampled point's neighbours from the
 // shards: pairs and offsets equal one node's, for every distance, sample size, limit and filter.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { distributedRead } from '../../src/cluster/distributed-read/index.js';
-import { QuiverError } from '../../src/errors.js';
-import { makePoints, shardOf, startShardedServer, type ShardedServer } from './sharded-collections.js';
+import { expectSameAnswer, makePoints, shardOf, startShardedServer, type ShardedServer } from './sharded-collections.js';
 
 const points = makePoints(120, 53);
 let server: ShardedServer;
@@ -17,22 +15,7 @@ afterAll(async () => {
   await server.test.dispose();
 });
 
-async function outcome(read: () => Promise<unknown>): Promise<unknown> {
-  try {
-    return { result: await read() };
-  } catch (error) {
-    if (error instanceof QuiverError) return { status: error.status, message: error.message };
-    throw error;
-  }
-}
-
-async function expectSame(path: string, body: unknown, answer: 'result' | 'status' = 'result'): Promise<unknown> {
-  const single = await outcome(() => server.single('POST', path, body));
-  const merged = await outcome(() => distributedRead(server.reader, 'POST', path, body));
-  expect(merged, `${path} ${JSON.stringify(body)}`).toEqual(single);
-  expect(single, `${path} ${JSON.stringify(body)}`).toHaveProperty(answer);
-  return single;
-}
+const expectSame = (path: string, body: unknown, answer: 'result' | 'status' = 'result') => expectSameAnswer(server, 'POST', path, body, answer);
 
 const formats = ['/points/search/matrix/pairs', '/points/search/matrix/offsets'];
 const red = { must: [{ key: 'color', match: { value: 'red' } }] };

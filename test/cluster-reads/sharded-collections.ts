@@ -5,7 +5,9 @@
 // answer must equal what `all` answers.
 import { internalRequestHeader, internalRequestToken } from '../../src/auth/internal-request.js';
 import { errorStatus, QuiverError, type ErrorKind } from '../../src/errors.js';
-import type { ShardReader } from '../../src/cluster/distributed-read/index.js';
+import { expect } from 'vitest';
+import { distributedRead, type ShardReader } from '../../src/cluster/distributed-read/index.js';
+import type { DistributedReadOptions } from '../../src/cluster/distributed-read/lookup-examples.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { mulberry32 } from '../support/seeded-random.js';
 
@@ -137,3 +139,39 @@ export async function addShardedCollection(server: ShardedServer, name: string, 
 export function collectionInfo(server: ShardedServer, name: string): Promise<unknown> {
   return inject(server.test, 'GET', `/collections/${name}`);
 }
+
+/** A read's answer as data: its result, or the status and message of the QuiverError it threw. */
+export async function outcome(read: () => Promise<unknown>): Promise<unknown> {
+  try {
+    return { result: await read() };
+  } catch (error) {
+    if (error instanceof QuiverError) return { status: error.status, message: error.message };
+    throw error;
+  }
+}
+
+/**
+ * Expects the distributed answer to equal one node's (`all`'s), result or error alike, and to be
+ * of the kind the test means (`status`: an error), so a test never passes on two equal refusals.
+ */
+export async function expectSameAnswer(
+  server: ShardedServer,
+  method: 'GET' | 'POST',
+  path: string,
+  body: unknown,
+  answer: 'result' | 'status' = 'result',
+  options?: DistributedReadOptions,
+): Promise<unknown> {
+  const single = await outcome(() => server.single(method, path, body));
+  const merged = await outcome(() => distributedRead(server.reader, method, path, body, options));
+  const label = `${method} ${path} ${JSON.stringify(body)}`;
+  expect(merged, label).toEqual(single);
+  expect(single, label).toHaveProperty(answer);
+  return single;
+}
+
+/** A seeded source of numbers in [0, 1), for the randomised reads. */
+export type Random = () => number;
+export const pick = <Item>(random: Random, items: readonly Item[]): Item => items[Math.floor(random() * items.length)]!;
+/** Two decimals: short JSON, and values one node and the shards read alike. */
+export const round = (value: number) => Math.round(value * 100) / 100;
