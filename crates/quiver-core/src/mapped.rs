@@ -62,9 +62,24 @@ mod imp {
     }
 
     /// # Safety
-    /// `pointer` and `bytes` come from one `map_zeroed` call and nothing uses the region after.
+    /// `pointer` and `bytes` come from one `map_zeroed` or `map_read_only` call and nothing
+    /// uses the region after.
     pub unsafe fn unmap(pointer: *mut u8, bytes: usize) {
         libc::munmap(pointer as *mut libc::c_void, bytes);
+    }
+
+    /// Maps the first `bytes` (> 0) of `file` read-only and private, read ahead sequentially:
+    /// a checkpoint is parsed from the page cache instead of a heap copy of the whole file.
+    pub fn map_read_only(file: &std::fs::File, bytes: usize) -> KernelResult<*mut u8> {
+        // SAFETY: plain syscalls on a file descriptor the caller keeps open; results checked.
+        unsafe {
+            let pointer = libc::mmap(std::ptr::null_mut(), bytes, libc::PROT_READ, libc::MAP_PRIVATE, file.as_raw_fd(), 0);
+            if pointer == libc::MAP_FAILED {
+                return Err(KernelError::new(ErrorCode::Io, format!("cannot map a checkpoint: {}", std::io::Error::last_os_error())));
+            }
+            libc::madvise(pointer, bytes, libc::MADV_SEQUENTIAL);
+            Ok(pointer as *mut u8)
+        }
     }
 
     /// How many bytes of the region are in RAM now (`mincore`), for the honest RSS figure.
@@ -94,12 +109,72 @@ mod imp {
     /// Never called: `map_zeroed` never succeeds here.
     pub unsafe fn unmap(_pointer: *mut u8, _bytes: usize) {}
 
+    pub fn map_read_only(_file: &std::fs::File, _bytes: usize) -> KernelResult<*mut u8> {
+        Err(KernelError::invalid("read-only mapping needs Linux".to_string()))
+    }
+
     pub fn resident_bytes(_pointer: *mut u8, _bytes: usize) -> usize {
         0
     }
 }
 
-pub use imp::{map_zeroed, resident_bytes, unmap};
+pub use imp::{map_read_only, map_zeroed, resident_bytes, unmap};
+
+/// A whole file's bytes, mapped read-only where the system allows it, else read into the heap;
+/// unmapped when dropped. The dense checkpoint loader reads through it (checkpoint.rs), so a
+/// large checkpoint does not double the process's anonymous memory while it loads.
+pub struct FileBytes {
+    pointer: *mut u8,
+    /// Bytes visible through `Deref` (shortened by `truncate`).
+    length: usize,
+    /// Bytes mapped, unmapped whole on drop.
+    mapped_length: usize,
+    owned: Vec<u8>,
+}
+
+// SAFETY: the mapping is read-only and private to this value; nothing writes through it.
+unsafe impl Send for FileBytes {}
+
+impl FileBytes {
+    pub fn open(file: &std::fs::File, length: usize) -> std::io::Result<FileBytes> {
+        if length > 0 {
+            if let Ok(pointer) = map_read_only(file, length) {
+                return Ok(FileBytes { pointer, length, mapped_length: length, owned: Vec::new() });
+            }
+        }
+        let mut owned = Vec::with_capacity(length);
+        std::io::Read::read_to_end(&mut &*file, &mut owned)?;
+        Ok(FileBytes { pointer: std::ptr::null_mut(), length: owned.len(), mapped_length: 0, owned })
+    }
+
+    /// Keeps only the first `length` bytes visible (drops the stored checksum).
+    pub fn truncate(&mut self, length: usize) {
+        self.length = self.length.min(length);
+        self.owned.truncate(length);
+    }
+}
+
+impl std::ops::Deref for FileBytes {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        if self.pointer.is_null() {
+            &self.owned[..self.length.min(self.owned.len())]
+        } else {
+            // SAFETY: the mapping holds at least `length` readable bytes while self lives.
+            unsafe { std::slice::from_raw_parts(self.pointer, self.length) }
+        }
+    }
+}
+
+impl Drop for FileBytes {
+    fn drop(&mut self) {
+        if !self.pointer.is_null() {
+            // SAFETY: mapped in `open` with exactly `mapped_length` bytes; no slice outlives self.
+            unsafe { unmap(self.pointer, self.mapped_length) };
+        }
+    }
+}
 
 /// Whether this build can map vector files (Linux); elsewhere `on_disk` indexes are refused.
 pub const AVAILABLE: bool = cfg!(target_os = "linux");

@@ -91,3 +91,26 @@ fn an_on_disk_checkpoint_loads_back_into_mapped_files_with_the_same_answers() {
     }
     let _ = std::fs::remove_dir_all(&directory);
 }
+
+#[test]
+fn the_mapped_checkpoint_reader_refuses_a_flipped_byte_a_truncated_file_and_an_empty_one() {
+    use crate::error::ErrorCode;
+    let dimension = 8;
+    let data = clustered(300, dimension, 3, 8);
+    let directory = scratch("refused");
+    std::fs::create_dir_all(&directory).unwrap();
+    let file = directory.join("vector.qvi");
+    filled(VectorStorage::Ram, &data, dimension).save(&file, 1).unwrap();
+    let good = std::fs::read(&file).unwrap();
+    let load = |bytes: &[u8]| {
+        std::fs::write(&file, bytes).unwrap();
+        VectorIndex::load_with_storage(&file, VectorStorage::OnDisk(directory.join("arena"))).map(|_| ()).map_err(|error| error.code)
+    };
+    let mut flipped = good.clone();
+    flipped[good.len() / 2] ^= 0x40;
+    assert_eq!(load(&flipped), Err(ErrorCode::CheckpointCorrupt));
+    assert_eq!(load(&good[..good.len() - 9]), Err(ErrorCode::CheckpointCorrupt));
+    assert_eq!(load(&[]), Err(ErrorCode::CheckpointCorrupt));
+    assert_eq!(load(&good), Ok(()));
+    let _ = std::fs::remove_dir_all(&directory);
+}

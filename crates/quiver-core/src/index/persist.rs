@@ -89,7 +89,7 @@ impl VectorIndex {
     /// `load_bound` into an index keeping its vectors in `storage`: an `on_disk` index refills
     /// its mapped working files from the checkpoint (docs/architecture.md §13).
     pub fn load_with_storage(path: &Path, storage: super::VectorStorage) -> KernelResult<(VectorIndex, u64, String)> {
-        let (body, version) = checkpoint::read_verified(path)?;
+        let (body, version) = checkpoint::read_verified_mapped(path)?;
         let mut decoder = Decoder::new(&body);
         decoder.take(MAGIC.len() + 4)?;
         let binding = checkpoint::read_binding(&mut decoder, version)?;
