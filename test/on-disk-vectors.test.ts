@@ -175,4 +175,31 @@ describe('on-disk vectors', () => {
       await rm(directory, { recursive: true, force: true });
     }
   }, 120_000);
+
+  it('PATCH on_disk — stored and echoed at once, acting at the next start: the heap index is loaded into mapped files with the same answers', async () => {
+    const directory = await mkdtemp(join(tmpdir(), 'quiver-on-disk-patch-'));
+    let child = await startChildServer(directory);
+    try {
+      await waitUntilReady(child.url);
+      await call(child.url, 'PUT', '/collections/moved', { vectors: { size: dimension, distance: 'Euclid' } });
+      expect((await call(child.url, 'PUT', '/collections/moved/points?wait=true', { points: points.slice(0, 500) })).status).toBe(200);
+      const patched = await call(child.url, 'PATCH', '/collections/moved', { vectors: { '': { on_disk: true } } });
+      expect(patched.status).toBe(200);
+      const before = await call(child.url, 'GET', '/collections/moved');
+      expect(before.body.result.config.params.vectors.on_disk).toBe(true);
+      expect(before.body.result.kernel_memory.mapped_bytes).toBe(0);
+      await child.kill('SIGTERM');
+      child = await startChildServer(directory);
+      await waitUntilReady(child.url);
+      const after = await call(child.url, 'GET', '/collections/moved');
+      expect(after.body.result.kernel_memory.mapped_bytes).toBeGreaterThanOrEqual(500 * dimension * 4);
+      for (const query of queries.slice(0, 5)) {
+        const exact = await call(child.url, 'POST', '/collections/moved/points/search', { vector: query, limit: 10, params: { exact: true } });
+        expect(exact.body.result.map((hit: { id: number }) => hit.id)).toEqual(exactEuclid(points.slice(0, 500), query, 10));
+      }
+    } finally {
+      await child.kill('SIGKILL');
+      await rm(directory, { recursive: true, force: true });
+    }
+  }, 120_000);
 });
