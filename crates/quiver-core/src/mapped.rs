@@ -57,6 +57,9 @@ mod imp {
             if pointer == libc::MAP_FAILED {
                 return Err(KernelError::new(ErrorCode::Io, format!("cannot map on-disk vectors: {}", std::io::Error::last_os_error())));
             }
+            // Rows are read one at a time in no order (rescoring, the graph walk): once evicted,
+            // a row's fault should read its own pages, not the default read-around of ~128 KiB.
+            libc::madvise(pointer, bytes, libc::MADV_RANDOM);
             Ok(pointer as *mut u8)
         }
     }
