@@ -58,7 +58,8 @@ async function observe(server: TestServer): Promise<unknown> {
     const ids = [...collection.livePoints()].map((entry) => entry.id).sort((left, right) => String(left).localeCompare(String(right)));
     const records = await server.request('POST', `/collections/${name}/points`, `{"ids":${JSON.stringify(ids, (_key, value) => (typeof value === 'bigint' ? `@@${value}@@` : value)).replace(/"@@(\d+)@@"/g, '$1')},"with_vector":true}`);
     const info = await server.client.getCollection(name);
-    state[name] = { info: { ...info, status: undefined, indexed_vectors_count: undefined }, records: records.text.replace(/"time":[0-9.e+-]+,/, ''), versions: ids.map((id) => collection.pointById(id)?.version) };
+    // kernel_memory (docs/api.md §18) is left out: a loaded index holds no replaced rows, so its heap differs.
+    state[name] = { info: { ...info, status: undefined, indexed_vectors_count: undefined, kernel_memory: undefined }, records: records.text.replace(/"time":[0-9.e+-]+,/, ''), versions: ids.map((id) => collection.pointById(id)?.version) };
   }
   const nearest = async (name: string, vectorName: string, list: number[][]) => {
     const collection = server.app.collections.get(name);

@@ -38,7 +38,7 @@ async function readPoints(collection: Collection): Promise<number> {
 
 /** Rebuilds one index from every stored vector of `vectorName`; `progress` hears the vectors read so far. */
 async function rebuildIndex(collection: Collection, vectorName: string, progress?: (read: number) => void): Promise<VectorIndex> {
-  const index = createVectorIndex(vectorIndexOptions(collection.config, vectorName));
+  const index = createVectorIndex(vectorIndexOptions(collection.config, vectorName, collection.directory));
   const dimension = index.dimension;
   let slots: number[] = [];
   let rows = new Float32Array(rebuildChunk * dimension);
@@ -107,13 +107,13 @@ function bindingProblem(found: string, expected: string): string | undefined {
 
 async function loadCheckpoint(collection: Collection, vectorName: string, lastOperationId: number): Promise<{ index: VectorIndex; covered: number } | { reason: string }> {
   const path = checkpointPath(collection.directory, vectorName);
+  const expected = vectorIndexOptions(collection.config, vectorName, collection.directory);
   let loaded;
   try {
-    loaded = await loadVectorIndex(path);
+    loaded = await loadVectorIndex(path, expected.onDiskDirectory);
   } catch (error) {
     return { reason: nativeErrorCode(error) === 'CHECKPOINT_MISSING' ? 'no checkpoint file' : (error as Error).message };
   }
-  const expected = vectorIndexOptions(collection.config, vectorName);
   let reason = bindingProblem(loaded.binding, collection.checkpointBinding);
   if (reason !== undefined) {
     // Another store's or an earlier collection's file: never loaded as this one's.

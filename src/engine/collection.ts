@@ -73,6 +73,8 @@ export interface CollectionStatistics {
   updateQueueLength: number;
   /** Sparse vectors have no graph: all their live vectors count as indexed. */
   vectors: { name: string; kind: 'dense' | 'sparse'; count: number; indexed: number; graphInUse: boolean; memoryBytes: number }[];
+  /** Kernel memory split as `GET C` shows it (docs/api.md §18). */
+  kernelMemory: { resident_bytes: number; mapped_bytes: number; mapped_resident_bytes: number };
   lastCheckpoint: { atMs: number; durationMs: number } | undefined;
   checkpointsSaved: number;
   kernelFault: boolean;
@@ -84,8 +86,12 @@ export interface NearestResult {
   scores: number[];
 }
 
-/** The kernel options for one vector of `config`. full_scan_threshold is in KB (Qdrant's unit). */
-export function vectorIndexOptions(config: CollectionConfig, vectorName: string): VectorIndexOptions {
+/**
+ * The kernel options for one vector of `config`. full_scan_threshold is in KB (Qdrant's unit).
+ * `directory` (the collection's) is where an `on_disk` vector maps its working files
+ * (docs/architecture.md §15); without it the vectors stay on the heap.
+ */
+export function vectorIndexOptions(config: CollectionConfig, vectorName: string, directory?: string): VectorIndexOptions {
   const vector = config.vectors[vectorName]!;
   const hnsw = effectiveHnswConfig(config, vectorName);
   const bytesPerVector = vector.size * 4;
@@ -96,6 +102,7 @@ export function vectorIndexOptions(config: CollectionConfig, vectorName: string)
     efConstruct: hnsw.ef_construct,
     fullScanThreshold: Math.max(1, Math.floor((hnsw.full_scan_threshold * 1024) / bytesPerVector)),
     indexingThreads: hnsw.max_indexing_threads,
+    ...(vector.on_disk === true && directory !== undefined ? { onDiskDirectory: directory } : {}),
   };
 }
 
@@ -244,7 +251,7 @@ export class Collection {
   async initializeEmpty(): Promise<void> {
     await mkdir(this.directory, { recursive: true });
     for (const name of Object.keys(this.currentConfig.vectors)) {
-      this.indexes.set(name, createVectorIndex(vectorIndexOptions(this.currentConfig, name)));
+      this.indexes.set(name, createVectorIndex(vectorIndexOptions(this.currentConfig, name, this.directory)));
     }
     this.applyQuantization();
     this.sparse.initializeEmpty();
@@ -421,7 +428,27 @@ export class Collection {
       config: describeCollectionConfig(this.currentConfig),
       payload_schema: this.hooks.payloadSchema(),
       update_queue: { length: this.queue.length },
+      kernel_memory: this.kernelMemory(),
     };
+  }
+
+  /**
+   * QuiverDB's addition to CollectionInfo (docs/api.md §18): the kernel's heap bytes, the bytes
+   * of `on_disk` vector files it maps, and how much of those is in RAM now (the part the
+   * process's RSS counts). Sums over every dense index; sparse indexes are heap only.
+   */
+  kernelMemory(): { resident_bytes: number; mapped_bytes: number; mapped_resident_bytes: number } {
+    let resident = 0;
+    let mapped = 0;
+    let mappedResident = 0;
+    for (const index of this.indexes.values()) {
+      const report = index.memoryReport();
+      resident += report.residentBytes;
+      mapped += report.mappedBytes;
+      mappedResident += report.mappedResidentBytes;
+    }
+    for (const index of this.sparse.indexes.values()) resident += index.stats().memoryBytes;
+    return { resident_bytes: resident, mapped_bytes: mapped, mapped_resident_bytes: mappedResident };
   }
 
   /** Background index work (docs/api.md §4.6): vectors still to link per name, and a checkpoint being saved. */
@@ -454,6 +481,7 @@ export class Collection {
       vectors,
       lastCheckpoint: this.checkpointer.lastCheckpoint,
       checkpointsSaved: this.checkpointer.checkpointsSaved,
+      kernelMemory: this.kernelMemory(),
       kernelFault: this.checkpointer.kernelFault !== undefined,
     };
   }
@@ -537,7 +565,7 @@ export class Collection {
       this.assertOperable();
       await rm(checkpointPath(this.directory, name), { force: true });
       await rm(sparseCheckpointPath(this.directory, name), { force: true });
-      const index = kind === 'dense' ? createVectorIndex(vectorIndexOptions(next, name)) : undefined;
+      const index = kind === 'dense' ? createVectorIndex(vectorIndexOptions(next, name, this.directory)) : undefined;
       try {
         await persist(next);
       } catch (error) {

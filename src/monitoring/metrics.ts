@@ -233,14 +233,15 @@ export class ServerMetrics {
     perCollection('quiverdb_collection_checkpoints_saved', 'Checkpoints this process saved for the collection', (statistics) => statistics.checkpointsSaved);
     new Gauge({
       name: 'quiverdb_collection_kernel_memory_bytes',
-      help: 'Kernel memory of the collection\'s vector indexes: resident (memoryBytes of every index) and mapped (0: the kernel maps no file yet)',
+      help: 'Kernel memory of the collection\'s vector indexes: resident (heap bytes of every index), mapped (bytes of on_disk vector files mapped) and mapped_resident (the part of those in RAM now)',
       labelNames: ['collection', 'type'],
       registers,
       collect() {
         this.reset();
         for (const { name: collection, statistics } of read()) {
           this.set({ collection, type: 'resident' }, statistics.vectors.reduce((sum, vector) => sum + vector.memoryBytes, 0));
-          this.set({ collection, type: 'mapped' }, 0);
+          this.set({ collection, type: 'mapped' }, statistics.kernelMemory.mapped_bytes);
+          this.set({ collection, type: 'mapped_resident' }, statistics.kernelMemory.mapped_resident_bytes);
         }
       },
     });

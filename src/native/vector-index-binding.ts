@@ -2,7 +2,7 @@
 // native/index.d.cts): what addon.ts declares and vector-index.ts wraps. Types only, in a file of
 // their own so that the loader and the wrapper do not import each other.
 import type { CompletionChannelHandle } from './completions.js';
-import type { VectorIndexStats } from './vector-index-contract.js';
+import type { KernelMemoryReport, VectorIndexStats } from './vector-index-contract.js';
 
 /** An instance of the addon's NativeVectorIndex as the wrapper uses it; see native/index.d.cts. */
 export interface NativeVectorIndexHandle {
@@ -55,6 +55,7 @@ export interface NativeVectorIndexHandle {
   vectors(slots: Uint32Array): Float32Array;
   has(slot: number): boolean;
   stats(): VectorIndexStats;
+  memoryReport(): KernelMemoryReport;
   waitIndexed(): Promise<void>;
   save(path: string, lastOperationId: number, binding?: string): Promise<void>;
   close(): void;
@@ -70,6 +71,7 @@ export interface NativeVectorIndexClass {
     fullScanThreshold: number,
     indexingThreads: number,
     completions: CompletionChannelHandle,
+    onDiskDirectory?: string | null,
   ): NativeVectorIndexHandle & { readonly dimension: number; readonly distance: string };
-  load(path: string, completions: CompletionChannelHandle): Promise<NativeVectorIndexHandle & { readonly dimension: number; readonly distance: string }>;
+  load(path: string, completions: CompletionChannelHandle, onDiskDirectory?: string | null): Promise<NativeVectorIndexHandle & { readonly dimension: number; readonly distance: string }>;
 }

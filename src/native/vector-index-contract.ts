@@ -20,6 +20,11 @@ export interface VectorIndexOptions {
   fullScanThreshold: number;
   /** Threads building the graph in the background; 0 = one per core. */
   indexingThreads: number;
+  /**
+   * `on_disk` vectors (docs/architecture.md §15): the original vectors live in memory-mapped
+   * working files created (and unlinked at once) in this directory instead of the heap arena.
+   */
+  onDiskDirectory?: string;
 }
 
 export interface SearchOptions {
@@ -68,8 +73,17 @@ export interface VectorIndexStats {
   /** Live vectors already linked into the graph; count - indexed are still in the exact-scan tail. */
   indexedCount: number;
   deletedCount: number;
-  /** Bytes held by the arena, graph and auxiliary structures. */
+  /** Heap bytes held by the arena, graph and auxiliary structures (not the mapped files). */
   memoryBytes: number;
+  /** Bytes of memory-mapped vector files (`on_disk`); 0 when the vectors are on the heap. */
+  mappedBytes: number;
+}
+
+/** Kernel memory of one index (docs/api.md §18): heap, mapped files, and the mapped part in RAM. */
+export interface KernelMemoryReport {
+  residentBytes: number;
+  mappedBytes: number;
+  mappedResidentBytes: number;
 }
 
 export interface VectorIndex {
@@ -105,6 +119,8 @@ export interface VectorIndex {
   /** Whether `slot` holds a live vector. */
   has(slot: number): boolean;
   stats(): VectorIndexStats;
+  /** Heap, mapped and mapped-in-RAM bytes; O(pages) of the mapped files, so for monitoring only. */
+  memoryReport(): KernelMemoryReport;
   /**
    * Switches quantization on (or to another kind) or off (null). Codes are (re)built from the
    * stored vectors in the background; searches stay correct meanwhile. Same kind again: no-op.

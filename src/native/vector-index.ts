@@ -10,6 +10,7 @@ import { InlineCost, InlineGate } from './inline-search.js';
 import type { NativeVectorIndexHandle } from './vector-index-binding.js';
 import type {
   Distance,
+  KernelMemoryReport,
   LoadedVectorIndex,
   KernelQuantization,
   QuantizationStatus,
@@ -21,6 +22,7 @@ import type {
 } from './vector-index-contract.js';
 
 export type {
+  KernelMemoryReport,
   KernelQuantization,
   QuantizationStatus,
   Distance,
@@ -167,7 +169,12 @@ export class WrappedVectorIndex implements VectorIndex {
 
   stats(): VectorIndexStats {
     const stats = this.handle.stats();
-    return { count: stats.count, indexedCount: stats.indexedCount, deletedCount: stats.deletedCount, memoryBytes: stats.memoryBytes };
+    return { count: stats.count, indexedCount: stats.indexedCount, deletedCount: stats.deletedCount, memoryBytes: stats.memoryBytes, mappedBytes: stats.mappedBytes };
+  }
+
+  memoryReport(): KernelMemoryReport {
+    const report = this.handle.memoryReport();
+    return { residentBytes: report.residentBytes, mappedBytes: report.mappedBytes, mappedResidentBytes: report.mappedResidentBytes };
   }
 
   setQuantization(quantization: KernelQuantization | null): void {
@@ -217,6 +224,7 @@ export function createVectorIndex(options: VectorIndexOptions): VectorIndex {
     options.fullScanThreshold,
     options.indexingThreads,
     completions.channel,
+    options.onDiskDirectory ?? null,
   );
   return new WrappedVectorIndex(handle, completions, options.dimension, options.distance);
 }
@@ -226,8 +234,8 @@ export function createVectorIndex(options: VectorIndexOptions): VectorIndex {
  * is no file, CHECKPOINT_CORRUPT for a damaged or truncated one and CHECKPOINT_VERSION for a
  * format this build does not read; such a file is never partly loaded.
  */
-export async function loadVectorIndex(path: string): Promise<LoadedVectorIndex> {
-  const handle = await native.NativeVectorIndex.load(path, completions.channel);
+export async function loadVectorIndex(path: string, onDiskDirectory?: string): Promise<LoadedVectorIndex> {
+  const handle = await native.NativeVectorIndex.load(path, completions.channel, onDiskDirectory ?? null);
   const index = new WrappedVectorIndex(handle, completions, handle.dimension, handle.distance as Distance);
   return { index, lastOperationId: handle.loadedOperationId, binding: handle.loadedBinding };
 }

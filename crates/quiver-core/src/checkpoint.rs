@@ -18,6 +18,7 @@
 
 use crate::crc32::Crc32;
 use crate::error::{ErrorCode, KernelError, KernelResult};
+use crate::mapped::FileBytes;
 use std::fs::{self, File};
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -201,10 +202,25 @@ pub fn write_atomically(path: &Path, write: impl FnOnce(&mut Encoder<BufWriter<F
 /// `read_verified` for a file kind with its own magic and format version (the sparse index's
 /// checkpoint, sparse/persist.rs): the same checks in the same order.
 pub fn read_verified_as(path: &Path, magic: &[u8; 8], versions: std::ops::RangeInclusive<u32>) -> KernelResult<(Vec<u8>, u32)> {
-    let mut bytes = fs::read(path).map_err(|error| match error.kind() {
+    let (bytes, version) = read_verified_bytes(path, magic, versions)?;
+    Ok((bytes.to_vec(), version))
+}
+
+/// `read_verified` through a read-only mapping of the file (mapped.rs `FileBytes`) instead of a
+/// heap copy: the dense loader parses from the page cache, so a large (`on_disk`) index does not
+/// hold its whole checkpoint in anonymous memory while it loads (docs/architecture.md §15).
+pub fn read_verified_mapped(path: &Path) -> KernelResult<(FileBytes, u32)> {
+    read_verified_bytes(path, MAGIC, OLDEST_FORMAT_VERSION..=FORMAT_VERSION)
+}
+
+fn read_verified_bytes(path: &Path, magic: &[u8; 8], versions: std::ops::RangeInclusive<u32>) -> KernelResult<(FileBytes, u32)> {
+    let read_error = |error: std::io::Error| match error.kind() {
         std::io::ErrorKind::NotFound => KernelError::new(ErrorCode::CheckpointMissing, format!("{} does not exist", path.display())),
         _ => KernelError::io(&format!("reading {}", path.display()), error),
-    })?;
+    };
+    let file = File::open(path).map_err(read_error)?;
+    let length = file.metadata().map_err(read_error)?.len() as usize;
+    let mut bytes = FileBytes::open(&file, length).map_err(read_error)?;
     if bytes.len() < magic.len() + 4 + 4 {
         return Err(KernelError::corrupt(format!("{} is too short ({} bytes) to be a checkpoint", path.display(), bytes.len())));
     }

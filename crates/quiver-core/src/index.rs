@@ -10,6 +10,8 @@
 //! Checkpoint save and load live in index/persist.rs; scoring given slots (re-scoring, MMR) in
 //! index/scoring.rs.
 
+#[cfg(test)]
+mod on_disk_tests;
 mod persist;
 mod quantized;
 mod scoring;
@@ -91,6 +93,18 @@ pub struct IndexStats {
     pub indexed_count: usize,
     pub deleted_count: usize,
     pub memory_bytes: usize,
+    /// Bytes of memory-mapped vector files (`on_disk`); not counted in `memory_bytes`.
+    pub mapped_bytes: usize,
+}
+
+/// Where an index keeps its original vectors (docs/architecture.md §15).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum VectorStorage {
+    /// The heap arena.
+    #[default]
+    Ram,
+    /// Memory-mapped, unlinked working files in this directory (mapped.rs).
+    OnDisk(std::path::PathBuf),
 }
 
 struct Shared {
@@ -168,12 +182,24 @@ impl Shared {
 
 impl VectorIndex {
     pub fn new(params: IndexParams) -> KernelResult<VectorIndex> {
+        Self::with_storage(params, VectorStorage::Ram)
+    }
+
+    /// A new index keeping its original vectors in `storage`.
+    pub fn with_storage(params: IndexParams, storage: VectorStorage) -> KernelResult<VectorIndex> {
         params.validate()?;
         let space = Space::new(params.metric);
         let graph = Graph::new(GraphParams::new(params.m, params.ef_construct));
+        let store = match storage {
+            VectorStorage::Ram => VectorStore::new(params.dimension, space),
+            VectorStorage::OnDisk(_) if !crate::mapped::AVAILABLE => {
+                return Err(KernelError::invalid("on_disk vectors need memory-mapped files, available on Linux only".to_string()));
+            }
+            VectorStorage::OnDisk(directory) => VectorStore::on_disk(params.dimension, space, directory),
+        };
         Ok(VectorIndex {
             shared: Arc::new(Shared {
-                store: VectorStore::new(params.dimension, space),
+                store,
                 graph,
                 pending: Pending::default(),
                 write_gate: Mutex::new(()),
@@ -251,6 +277,7 @@ impl VectorIndex {
         {
             let _writer = lock_mutex(&self.shared.write_gate);
             let store = &self.shared.store;
+            store.reserve(slots.len())?;
             let mut prepared = vec![0f32; dimension];
             for (slot, vector) in slots.iter().zip(vectors.chunks_exact(dimension)) {
                 prepared.copy_from_slice(vector);
@@ -396,7 +423,18 @@ impl VectorIndex {
                 + shared.graph.memory_bytes()
                 + shared.quantization_memory()
                 + std::mem::size_of::<Shared>(),
+            mapped_bytes: shared.store.mapped_bytes(),
         }
+    }
+
+    /// The part of the mapped vector files in RAM now (`mincore`; O(pages), so for monitoring
+    /// and `GET C`, never a search). 0 for an index with its vectors on the heap.
+    pub fn mapped_resident_bytes(&self) -> usize {
+        self.shared.store.mapped_resident_bytes()
+    }
+
+    pub fn is_on_disk(&self) -> bool {
+        self.shared.store.is_on_disk()
     }
 
     /// Blocks until every upserted vector is linked into the graph.

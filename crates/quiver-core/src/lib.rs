@@ -10,6 +10,7 @@ pub mod distance;
 pub mod error;
 pub mod hnsw;
 pub mod index;
+pub mod mapped;
 pub mod mmr;
 pub mod pending;
 pub mod quantization;
@@ -21,7 +22,7 @@ pub mod top_k;
 pub use bitset::AllowedSlots;
 pub use distance::Metric;
 pub use error::{ErrorCode, KernelError, KernelResult};
-pub use index::{Hit, IndexParams, IndexStats, QuantizationSearch, QuantizationStatus, SearchParams, VectorIndex};
+pub use index::{Hit, IndexParams, IndexStats, QuantizationSearch, QuantizationStatus, SearchParams, VectorIndex, VectorStorage};
 pub use sparse::{SparseIndex, SparseSearchParams, SparseStats};
 
 #[cfg(test)]

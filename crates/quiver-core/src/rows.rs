@@ -8,6 +8,7 @@
 
 use std::alloc::{alloc_zeroed, dealloc, Layout};
 use std::marker::PhantomData;
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicPtr, Ordering};
 use std::sync::Mutex;
 
@@ -32,6 +33,8 @@ pub struct Rows<T: Zeroable> {
     row_length: usize,
     segments: [AtomicPtr<T>; SEGMENTS],
     growth: Mutex<()>,
+    /// Where segments are file-backed (`on_disk` vectors: mapped.rs); None = heap memory.
+    mapped_directory: Option<PathBuf>,
     _owns: PhantomData<T>,
 }
 
@@ -56,8 +59,21 @@ impl<T: Zeroable> Rows<T> {
             row_length,
             segments: std::array::from_fn(|_| AtomicPtr::new(std::ptr::null_mut())),
             growth: Mutex::new(()),
+            mapped_directory: None,
             _owns: PhantomData,
         }
+    }
+
+    /// Rows whose segments are memory-mapped files in `directory` (mapped.rs) instead of heap
+    /// memory: the operating system pages them in and out.
+    pub fn mapped(row_length: usize, directory: PathBuf) -> Rows<T> {
+        let mut rows = Rows::new(row_length);
+        rows.mapped_directory = Some(directory);
+        rows
+    }
+
+    pub fn is_mapped(&self) -> bool {
+        self.mapped_directory.is_some()
     }
 
     pub fn row_length(&self) -> usize {
@@ -71,21 +87,43 @@ impl<T: Zeroable> Rows<T> {
 
     /// Makes sure row `row` exists (allocating its segment if needed).
     pub fn ensure(&self, row: usize) {
+        if let Err(error) = self.try_ensure(row) {
+            panic!("{}", error.message);
+        }
+    }
+
+    /// `ensure` that reports a failure to map a file-backed segment (disk full, no directory)
+    /// instead of panicking; heap segments still abort on allocation failure as `alloc` does.
+    pub fn try_ensure(&self, row: usize) -> crate::error::KernelResult<()> {
         let (segment, _) = locate(row);
         if !self.segments[segment].load(Ordering::Acquire).is_null() {
-            return;
+            return Ok(());
         }
         let _guard = self.growth.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         if !self.segments[segment].load(Ordering::Acquire).is_null() {
-            return;
+            return Ok(());
         }
         let layout = self.layout(segment);
-        // SAFETY: non-zero size layout; zeroed memory is a valid T by the Zeroable contract.
-        let pointer = unsafe { alloc_zeroed(layout) } as *mut T;
-        if pointer.is_null() {
-            std::alloc::handle_alloc_error(layout);
-        }
+        let pointer = match &self.mapped_directory {
+            // A fresh file reads as zeroes, a valid T by the Zeroable contract; mmap aligns to pages.
+            Some(directory) => crate::mapped::map_zeroed(directory, layout.size())? as *mut T,
+            None => {
+                // SAFETY: non-zero size layout; zeroed memory is a valid T by the Zeroable contract.
+                let pointer = unsafe { alloc_zeroed(layout) } as *mut T;
+                if pointer.is_null() {
+                    std::alloc::handle_alloc_error(layout);
+                }
+                pointer
+            }
+        };
         self.segments[segment].store(pointer, Ordering::Release);
+        Ok(())
+    }
+
+    /// The first row after the segment holding `row`.
+    pub fn segment_end(&self, row: usize) -> usize {
+        let (segment, offset) = locate(row);
+        row - offset + (BASE_ROWS << segment)
     }
 
     /// Whether row `row` has storage (was ensured).
@@ -134,8 +172,38 @@ impl<T: Zeroable> Rows<T> {
         std::slice::from_raw_parts_mut(self.pointer(row), self.row_length)
     }
 
-    /// Bytes currently allocated.
+    /// Bytes currently allocated on the heap (0 for mapped rows: see `mapped_bytes`).
     pub fn allocated_bytes(&self) -> usize {
+        if self.is_mapped() {
+            return 0;
+        }
+        self.segment_bytes()
+    }
+
+    /// Bytes of file-backed segments mapped (0 for heap rows); not all of it is in RAM.
+    pub fn mapped_bytes(&self) -> usize {
+        if self.is_mapped() {
+            self.segment_bytes()
+        } else {
+            0
+        }
+    }
+
+    /// How much of the mapped segments is in RAM now (one `mincore` per segment: O(pages),
+    /// so asked for by monitoring and `GET C`, not by searches).
+    pub fn mapped_resident_bytes(&self) -> usize {
+        if !self.is_mapped() {
+            return 0;
+        }
+        (0..SEGMENTS)
+            .filter_map(|segment| {
+                let pointer = self.segments[segment].load(Ordering::Acquire);
+                (!pointer.is_null()).then(|| crate::mapped::resident_bytes(pointer as *mut u8, self.layout(segment).size()))
+            })
+            .sum()
+    }
+
+    fn segment_bytes(&self) -> usize {
         (0..SEGMENTS)
             .filter(|segment| !self.segments[*segment].load(Ordering::Acquire).is_null())
             .map(|segment| self.layout(segment).size())
@@ -147,7 +215,13 @@ impl<T: Zeroable> Drop for Rows<T> {
     fn drop(&mut self) {
         for segment in 0..SEGMENTS {
             let pointer = *self.segments[segment].get_mut();
-            if !pointer.is_null() {
+            if pointer.is_null() {
+                continue;
+            }
+            if self.mapped_directory.is_some() {
+                // SAFETY: mapped in `try_ensure` with exactly this size; nobody holds a row now.
+                unsafe { crate::mapped::unmap(pointer as *mut u8, self.layout(segment).size()) };
+            } else {
                 // SAFETY: allocated in `ensure` with exactly this layout. Zeroable types used
                 // here have no destructors that need running.
                 unsafe { dealloc(pointer as *mut u8, self.layout(segment)) };

@@ -38,11 +38,21 @@ pub struct VectorStore {
 
 impl VectorStore {
     pub fn new(dimension: usize, space: Space) -> VectorStore {
+        VectorStore::with_arena(dimension, space, Rows::new(dimension))
+    }
+
+    /// A store whose vectors live in memory-mapped files in `directory` (`on_disk`: mapped.rs);
+    /// the slot table stays on the heap.
+    pub fn on_disk(dimension: usize, space: Space, directory: std::path::PathBuf) -> VectorStore {
+        VectorStore::with_arena(dimension, space, Rows::mapped(dimension, directory))
+    }
+
+    fn with_arena(dimension: usize, space: Space, arena: Rows<f32>) -> VectorStore {
         VectorStore {
             dimension,
             space,
             link_space: space.link_space(),
-            arena: Rows::new(dimension),
+            arena,
             slots: Rows::new(1),
             next_row: AtomicU32::new(0),
             slot_bound: AtomicU32::new(0),
@@ -185,8 +195,43 @@ impl VectorStore {
         (self.next_row.load(Ordering::Acquire) as usize).saturating_sub(self.live_count() + self.deleted_count())
     }
 
+    /// Heap bytes: the arena (unless mapped) and the slot table.
     pub fn memory_bytes(&self) -> usize {
         self.arena.allocated_bytes() + self.slots.allocated_bytes()
+    }
+
+    /// Bytes of the memory-mapped arena (`on_disk`), 0 when the vectors are on the heap.
+    pub fn mapped_bytes(&self) -> usize {
+        self.arena.mapped_bytes()
+    }
+
+    /// The part of the mapped arena in RAM now (O(pages): monitoring only).
+    pub fn mapped_resident_bytes(&self) -> usize {
+        self.arena.mapped_resident_bytes()
+    }
+
+    pub fn is_on_disk(&self) -> bool {
+        self.arena.is_mapped()
+    }
+
+    /// Makes room for `rows` more rows before a batch writes any, so a failure to map a
+    /// file-backed segment (disk full) refuses the whole batch instead of stopping halfway.
+    pub fn reserve(&self, rows: usize) -> crate::error::KernelResult<()> {
+        let next = self.next_row.load(Ordering::Acquire) as usize;
+        if rows == 0 {
+            return Ok(());
+        }
+        let last = next + rows - 1;
+        if last >= MAX_ROWS as usize {
+            return Err(crate::error::KernelError::invalid("the vector arena is full".to_string()));
+        }
+        // One step per segment from the next row's to the last row's (at most 32).
+        let mut row = next;
+        while row <= last {
+            self.arena.try_ensure(row)?;
+            row = self.arena.segment_end(row);
+        }
+        Ok(())
     }
 
     /// Writes `vector` (already prepared for the metric) as the slot's vector.

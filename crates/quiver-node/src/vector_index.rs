@@ -12,7 +12,7 @@ use crate::tasks::{self, run_file_job, run_waiting, Queries, SearchRequest, Slot
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use quiver_core::quantization::QuantizationConfig;
-use quiver_core::{IndexParams, Metric, QuantizationSearch, VectorIndex};
+use quiver_core::{IndexParams, Metric, QuantizationSearch, VectorIndex, VectorStorage};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
@@ -41,6 +41,17 @@ pub struct NativeStats {
     pub indexed_count: f64,
     pub deleted_count: f64,
     pub memory_bytes: f64,
+    /// Bytes of memory-mapped vector files (`on_disk`), not part of `memory_bytes`.
+    pub mapped_bytes: f64,
+}
+
+/// Kernel memory for monitoring and `GET C` (docs/api.md §18): heap, mapped, and how much of
+/// the mapped files is in RAM right now.
+#[napi(object)]
+pub struct NativeMemoryReport {
+    pub resident_bytes: f64,
+    pub mapped_bytes: f64,
+    pub mapped_resident_bytes: f64,
 }
 
 #[napi(custom_finalize)]
@@ -77,6 +88,14 @@ impl ObjectFinalize for NativeVectorIndex {
     }
 }
 
+/// `on_disk` vectors go to mapped working files in this directory; none keeps them on the heap.
+fn storage_of(on_disk_directory: Option<String>) -> VectorStorage {
+    match on_disk_directory {
+        Some(directory) => VectorStorage::OnDisk(PathBuf::from(directory)),
+        None => VectorStorage::Ram,
+    }
+}
+
 fn parse_metric(distance: &str) -> Result<Metric> {
     Metric::parse(distance).ok_or_else(|| invalid(format!("distance must be Cosine, Dot, Euclid or Manhattan, got {distance:?}")))
 }
@@ -104,6 +123,7 @@ impl NativeVectorIndex {
         full_scan_threshold: u32,
         indexing_threads: u32,
         completions: &CompletionChannel,
+        on_disk_directory: Option<String>,
     ) -> Result<NativeVectorIndex> {
         let params = IndexParams {
             dimension: dimension as usize,
@@ -113,7 +133,7 @@ impl NativeVectorIndex {
             full_scan_threshold: full_scan_threshold as usize,
             indexing_threads: indexing_threads as usize,
         };
-        let index = VectorIndex::new(params).map_err(from_kernel)?;
+        let index = VectorIndex::with_storage(params, storage_of(on_disk_directory)).map_err(from_kernel)?;
         let native = NativeVectorIndex::wrap(Arc::new(index), 0, String::new(), completions.channel());
         native.report_memory(&env);
         Ok(native)
@@ -121,12 +141,18 @@ impl NativeVectorIndex {
 
     /// Loads a checkpoint on a kernel thread.
     #[napi(catch_unwind, ts_return_type = "Promise<NativeVectorIndex>")]
-    pub fn load<'env>(env: &'env Env, path: String, completions: &CompletionChannel) -> Result<Object<'env>> {
+    pub fn load<'env>(
+        env: &'env Env,
+        path: String,
+        completions: &CompletionChannel,
+        on_disk_directory: Option<String>,
+    ) -> Result<Object<'env>> {
         let path = PathBuf::from(path);
         let channel = completions.channel();
+        let storage = storage_of(on_disk_directory);
         run_file_job(
             env,
-            move || VectorIndex::load_bound(&path).map_err(from_kernel),
+            move || VectorIndex::load_with_storage(&path, storage).map_err(from_kernel),
             move |env, (index, last_operation_id, binding)| {
                 let native = NativeVectorIndex::wrap(Arc::new(index), last_operation_id, binding, channel);
                 native.report_memory(&env);
@@ -308,6 +334,20 @@ impl NativeVectorIndex {
             indexed_count: stats.indexed_count as f64,
             deleted_count: stats.deleted_count as f64,
             memory_bytes: stats.memory_bytes as f64,
+            mapped_bytes: stats.mapped_bytes as f64,
+        })
+    }
+
+    /// Heap, mapped and mapped-in-RAM bytes; the last costs one `mincore` per arena segment
+    /// (O(pages)), so only monitoring and `GET C` ask for it.
+    #[napi]
+    pub fn memory_report(&self) -> Result<NativeMemoryReport> {
+        let index = self.index()?;
+        let stats = index.stats();
+        Ok(NativeMemoryReport {
+            resident_bytes: stats.memory_bytes as f64,
+            mapped_bytes: stats.mapped_bytes as f64,
+            mapped_resident_bytes: index.mapped_resident_bytes() as f64,
         })
     }
 

@@ -83,7 +83,13 @@ impl VectorIndex {
 
     /// `load` that also returns the checkpoint's binding (empty for a version 1 file).
     pub fn load_bound(path: &Path) -> KernelResult<(VectorIndex, u64, String)> {
-        let (body, version) = checkpoint::read_verified(path)?;
+        Self::load_with_storage(path, super::VectorStorage::Ram)
+    }
+
+    /// `load_bound` into an index keeping its vectors in `storage`: an `on_disk` index refills
+    /// its mapped working files from the checkpoint (docs/architecture.md §15).
+    pub fn load_with_storage(path: &Path, storage: super::VectorStorage) -> KernelResult<(VectorIndex, u64, String)> {
+        let (body, version) = checkpoint::read_verified_mapped(path)?;
         let mut decoder = Decoder::new(&body);
         decoder.take(MAGIC.len() + 4)?;
         let binding = checkpoint::read_binding(&mut decoder, version)?;
@@ -101,8 +107,9 @@ impl VectorIndex {
         params.validate().map_err(|error| KernelError::corrupt(format!("stored parameters are invalid: {}", error.message)))?;
         let last_operation_id = decoder.u64()?;
         let bound = decoder.u32()?;
-        let index = VectorIndex::new(params)?;
+        let index = VectorIndex::with_storage(params, storage)?;
         let shared = &*index.shared;
+        shared.store.reserve(bound as usize)?;
         let mut vector = vec![0f32; dimension];
         for slot in 0..bound {
             match decoder.u8()? {

@@ -1,0 +1,205 @@
+//! File-backed memory for `on_disk` vectors (docs/architecture.md §15): one anonymous-looking
+//! region per arena segment whose pages belong to a file, so the operating system may write them
+//! back and drop them from RAM under pressure instead of the process holding them.
+//!
+//! The file is a working copy, never read at start-up: it is created with a unique name,
+//! reserved on disk (`posix_fallocate`, so a full disk is an error here rather than a SIGBUS on
+//! a later page write), mapped shared, then unlinked at once. The mapping keeps the inode alive;
+//! when the process ends, cleanly or killed, the kernel frees it, so no half-written vector file
+//! can ever be found by the next run. The durable copies of the vectors are the store's vector
+//! records and the checksummed checkpoint (docs/architecture.md §5), from which a loaded index
+//! refills its mapped arena.
+
+use crate::error::{ErrorCode, KernelError, KernelResult};
+use std::path::Path;
+
+#[cfg(target_os = "linux")]
+mod imp {
+    use super::*;
+    use std::fs::OpenOptions;
+    use std::os::unix::io::AsRawFd;
+    use std::sync::atomic::{AtomicU64, Ordering};
+
+    static NEXT_FILE: AtomicU64 = AtomicU64::new(0);
+
+    /// Maps `bytes` zeroed bytes backed by a fresh, already unlinked file in `directory`.
+    pub fn map_zeroed(directory: &Path, bytes: usize) -> KernelResult<*mut u8> {
+        std::fs::create_dir_all(directory).map_err(|error| {
+            KernelError::new(ErrorCode::Io, format!("cannot create the on-disk vector directory {}: {error}", directory.display()))
+        })?;
+        let number = NEXT_FILE.fetch_add(1, Ordering::Relaxed);
+        // The checkpoint temporaries' pattern (`.<name>.tmp-<pid>`): if the process dies in the
+        // instant between create and unlink, start-up removes it (src/storage/leftover-files.ts).
+        let path = directory.join(format!(".vector-arena-{number}.tmp-{}", std::process::id()));
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .open(&path)
+            .map_err(|error| KernelError::new(ErrorCode::Io, format!("cannot create {}: {error}", path.display())))?;
+        // Unlink first: whatever happens next, the file disappears with its last user.
+        let _ = std::fs::remove_file(&path);
+        // SAFETY: plain syscalls on a file descriptor we own; the results are checked.
+        unsafe {
+            let reserved = libc::posix_fallocate(file.as_raw_fd(), 0, bytes as libc::off_t);
+            if reserved != 0 {
+                return Err(KernelError::new(
+                    ErrorCode::Io,
+                    format!(
+                        "cannot reserve {bytes} bytes for on-disk vectors in {}: {}",
+                        directory.display(),
+                        std::io::Error::from_raw_os_error(reserved)
+                    ),
+                ));
+            }
+            let pointer =
+                libc::mmap(std::ptr::null_mut(), bytes, libc::PROT_READ | libc::PROT_WRITE, libc::MAP_SHARED, file.as_raw_fd(), 0);
+            if pointer == libc::MAP_FAILED {
+                return Err(KernelError::new(ErrorCode::Io, format!("cannot map on-disk vectors: {}", std::io::Error::last_os_error())));
+            }
+            // Rows are read one at a time in no order (rescoring, the graph walk): once evicted,
+            // a row's fault should read its own pages, not the default read-around of ~128 KiB.
+            libc::madvise(pointer, bytes, libc::MADV_RANDOM);
+            Ok(pointer as *mut u8)
+        }
+    }
+
+    /// # Safety
+    /// `pointer` and `bytes` come from one `map_zeroed` or `map_read_only` call and nothing
+    /// uses the region after.
+    pub unsafe fn unmap(pointer: *mut u8, bytes: usize) {
+        libc::munmap(pointer as *mut libc::c_void, bytes);
+    }
+
+    /// Maps the first `bytes` (> 0) of `file` read-only and private, read ahead sequentially:
+    /// a checkpoint is parsed from the page cache instead of a heap copy of the whole file.
+    pub fn map_read_only(file: &std::fs::File, bytes: usize) -> KernelResult<*mut u8> {
+        // SAFETY: plain syscalls on a file descriptor the caller keeps open; results checked.
+        unsafe {
+            let pointer = libc::mmap(std::ptr::null_mut(), bytes, libc::PROT_READ, libc::MAP_PRIVATE, file.as_raw_fd(), 0);
+            if pointer == libc::MAP_FAILED {
+                return Err(KernelError::new(ErrorCode::Io, format!("cannot map a checkpoint: {}", std::io::Error::last_os_error())));
+            }
+            libc::madvise(pointer, bytes, libc::MADV_SEQUENTIAL);
+            Ok(pointer as *mut u8)
+        }
+    }
+
+    /// How many bytes of the region are in RAM now (`mincore`), for the honest RSS figure.
+    pub fn resident_bytes(pointer: *mut u8, bytes: usize) -> usize {
+        // SAFETY: sysconf has no preconditions.
+        let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) }.max(1) as usize;
+        let pages = bytes.div_ceil(page);
+        let mut flags = vec![0u8; pages];
+        // SAFETY: the region is mapped (page aligned) and `flags` holds one byte per page.
+        let status = unsafe { libc::mincore(pointer as *mut libc::c_void, bytes, flags.as_mut_ptr()) };
+        if status != 0 {
+            return 0;
+        }
+        flags.iter().filter(|flag| **flag & 1 != 0).count() * page
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+mod imp {
+    use super::*;
+
+    pub fn map_zeroed(_directory: &Path, _bytes: usize) -> KernelResult<*mut u8> {
+        Err(KernelError::invalid("on_disk vectors need Linux (memory-mapped files); this build keeps vectors in RAM only".to_string()))
+    }
+
+    /// # Safety
+    /// Never called: `map_zeroed` never succeeds here.
+    pub unsafe fn unmap(_pointer: *mut u8, _bytes: usize) {}
+
+    pub fn map_read_only(_file: &std::fs::File, _bytes: usize) -> KernelResult<*mut u8> {
+        Err(KernelError::invalid("read-only mapping needs Linux".to_string()))
+    }
+
+    pub fn resident_bytes(_pointer: *mut u8, _bytes: usize) -> usize {
+        0
+    }
+}
+
+pub use imp::{map_read_only, map_zeroed, resident_bytes, unmap};
+
+/// A whole file's bytes, mapped read-only where the system allows it, else read into the heap;
+/// unmapped when dropped. The dense checkpoint loader reads through it (checkpoint.rs), so a
+/// large checkpoint does not double the process's anonymous memory while it loads.
+pub struct FileBytes {
+    pointer: *mut u8,
+    /// Bytes visible through `Deref` (shortened by `truncate`).
+    length: usize,
+    /// Bytes mapped, unmapped whole on drop.
+    mapped_length: usize,
+    owned: Vec<u8>,
+}
+
+// SAFETY: the mapping is read-only and private to this value; nothing writes through it.
+unsafe impl Send for FileBytes {}
+
+impl FileBytes {
+    pub fn open(file: &std::fs::File, length: usize) -> std::io::Result<FileBytes> {
+        if length > 0 {
+            if let Ok(pointer) = map_read_only(file, length) {
+                return Ok(FileBytes { pointer, length, mapped_length: length, owned: Vec::new() });
+            }
+        }
+        let mut owned = Vec::with_capacity(length);
+        std::io::Read::read_to_end(&mut &*file, &mut owned)?;
+        Ok(FileBytes { pointer: std::ptr::null_mut(), length: owned.len(), mapped_length: 0, owned })
+    }
+
+    /// Keeps only the first `length` bytes visible (drops the stored checksum).
+    pub fn truncate(&mut self, length: usize) {
+        self.length = self.length.min(length);
+        self.owned.truncate(length);
+    }
+}
+
+impl std::ops::Deref for FileBytes {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        if self.pointer.is_null() {
+            &self.owned[..self.length.min(self.owned.len())]
+        } else {
+            // SAFETY: the mapping holds at least `length` readable bytes while self lives.
+            unsafe { std::slice::from_raw_parts(self.pointer, self.length) }
+        }
+    }
+}
+
+impl Drop for FileBytes {
+    fn drop(&mut self) {
+        if !self.pointer.is_null() {
+            // SAFETY: mapped in `open` with exactly `mapped_length` bytes; no slice outlives self.
+            unsafe { unmap(self.pointer, self.mapped_length) };
+        }
+    }
+}
+
+/// Whether this build can map vector files (Linux); elsewhere `on_disk` indexes are refused.
+pub const AVAILABLE: bool = cfg!(target_os = "linux");
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_mapped_region_is_zeroed_writable_and_leaves_no_file_behind() {
+        let directory = std::env::temp_dir().join(format!("quiver-mapped-test-{}", std::process::id()));
+        let bytes = 1 << 20;
+        let pointer = map_zeroed(&directory, bytes).unwrap();
+        // SAFETY: the region is `bytes` long and ours alone.
+        let region = unsafe { std::slice::from_raw_parts_mut(pointer, bytes) };
+        assert!(region.iter().all(|byte| *byte == 0));
+        region[bytes - 1] = 7;
+        assert_eq!(region[bytes - 1], 7);
+        assert!(resident_bytes(pointer, bytes) >= 4096);
+        assert_eq!(std::fs::read_dir(&directory).unwrap().count(), 0, "the file is unlinked once mapped");
+        // SAFETY: from map_zeroed above; `region` is not used after.
+        unsafe { unmap(pointer, bytes) };
+        std::fs::remove_dir_all(&directory).unwrap();
+    }
+}
