@@ -92,7 +92,9 @@ describe('connection deadlines', () => {
     const statuses = await serveMeanwhile(server, allClosed);
     const slowest = await allClosed;
     expect(slowest).toBeGreaterThanOrEqual(900);
-    expect(statuses.length).toBeGreaterThanOrEqual(5);
+    // Served while the silent sockets were open; how many depends on the machine's load (one CI run
+    // on a busy machine managed 4 in the second), so only that service went on is asserted.
+    expect(statuses.length).toBeGreaterThanOrEqual(2);
     expect(statuses.every((status) => status === 200)).toBe(true);
   });
 
