@@ -15,7 +15,8 @@ import { serializeJson } from '../json/serialize.js';
 import { AppliedTracker, type AppliedReport } from './applied-tracker.js';
 import { ClusterMetadata } from './metadata.js';
 import type { ClusterCollectionRecord } from './records.js';
-import { appliedSubjectPattern, localShardPrefix, operationsSubject, streamName } from './names.js';
+import { trimLogs } from './log-trimmer.js';
+import { appliedSubjectPattern, localShardPrefix, operationsSubject, shardKey, streamName } from './names.js';
 import { NatsShardReader } from './nats-shard-reader.js';
 import { ShardReplica, type LoggedOperation } from './shard-replica.js';
 
@@ -124,10 +125,19 @@ export class ClusterNode {
   }
 
   private async beat(): Promise<void> {
+    // The applied sequence of every ready replica: what log trimming may not pass (docs/cluster.md §7).
+    const applied: Record<string, number> = {};
+    for (const replica of this.replicas.values()) if (replica.ready) applied[shardKey(replica.record.incarnation, replica.shard)] = replica.appliedSequence;
     try {
-      await this.meta?.heartbeat({ node_id: this.nodeId, advertise_url: this.config.cluster.advertise_url, started_at: new Date().toISOString() });
+      await this.meta?.heartbeat({ node_id: this.nodeId, advertise_url: this.config.cluster.advertise_url, started_at: new Date().toISOString(), applied });
     } catch (error) {
       this.logger.warn({ err: error }, 'cluster: heartbeat failed');
+    }
+    if (this.replicas.size === 0 || !this.jsm || !this.meta || this.closing) return;
+    try {
+      await trimLogs(this.nodeId, this.records.values(), this.meta, this.jsm, this.config.cluster.log_retention_operations, this.logger);
+    } catch (error) {
+      this.logger.warn({ err: error }, 'cluster: trimming the logs failed');
     }
   }
 
@@ -172,7 +182,7 @@ export class ClusterNode {
       const key = `${record.incarnation}.${shard}`;
       if (this.replicas.has(key)) continue;
       const replica = new ShardReplica(
-        { app: this.app, connection: this.nats, jetstream: this.js!, manager: this.jsm!, nodeId: this.nodeId, logger: this.logger, timeoutMs: this.timeoutMs },
+        { app: this.app, connection: this.nats, jetstream: this.js!, manager: this.jsm!, nodeId: this.nodeId, logger: this.logger, timeoutMs: this.timeoutMs, metadata: this.metadata },
         record,
         shard,
       );
@@ -230,7 +240,11 @@ export class ClusterNode {
     const remote: Record<string, unknown>[] = [];
     record.placement.forEach((nodes, shard) => {
       for (const node of nodes) {
-        if (node === this.nodeId) local.push({ shard_id: shard, points_count: this.replicas.get(`${record.incarnation}.${shard}`)?.appliedSequence ?? 0, state: 'Active' });
+        if (node === this.nodeId) {
+          const replica = this.replicas.get(`${record.incarnation}.${shard}`);
+          // Qdrant's "Partial" = a replica receiving a shard transfer: here, a copy from a peer (docs/cluster.md §7).
+          local.push({ shard_id: shard, points_count: replica?.appliedSequence ?? 0, state: replica && !replica.ready ? 'Partial' : 'Active' });
+        }
         else remote.push({ shard_id: shard, peer_id: node, state: 'Active' });
       }
     });
@@ -256,6 +270,7 @@ export class ClusterNode {
   async deleteStream(record: ClusterCollectionRecord): Promise<void> {
     try {
       await this.jsm!.streams.delete(streamName(record.incarnation));
+      for (let shard = 0; shard < record.shard_number; shard += 1) await this.meta?.forgetLogFloor(shardKey(record.incarnation, shard));
     } catch (error) {
       this.logger.warn({ err: error, collection: record.name }, 'cluster: could not delete the write log stream');
     }
