@@ -177,6 +177,14 @@ export class ClusterNode {
   }
 
   private async follow(record: ClusterCollectionRecord): Promise<void> {
+    // A replica dropped from this node (drop_replica, docs/cluster.md §7): stop it, drop its data.
+    for (const [key, replica] of [...this.replicas]) {
+      if (replica.record.incarnation !== record.incarnation || record.placement[replica.shard]?.includes(this.nodeId)) continue;
+      this.logger.info({ shard: replica.localName }, 'cluster: this node no longer holds the shard; dropping its replica');
+      await replica.stop();
+      this.replicas.delete(key);
+      if (this.app.collections.exists(replica.localName)) await this.app.collections.delete(replica.localName);
+    }
     for (let shard = 0; shard < record.shard_number; shard += 1) {
       if (!record.placement[shard]?.includes(this.nodeId)) continue;
       const key = `${record.incarnation}.${shard}`;

@@ -134,13 +134,13 @@ export class ShardReplica {
     await this.engineReady();
     while (!this.stopped) {
       const live = new Set((await metadata.liveNodes().catch(() => [])).map((beat) => beat.node_id));
-      const peers = (this.record.placement[this.shard] ?? []).filter((node) => node !== nodeId && live.has(node));
+      // The current record: payload indexes created and replicas placed since this one started.
+      const record = (await metadata.collection(this.record.name).catch(() => undefined)) ?? this.record;
+      if (record.incarnation !== this.record.incarnation) return;
+      const peers = (record.placement[this.shard] ?? []).filter((node) => node !== nodeId && live.has(node));
       for (const peer of peers) {
         try {
           logger.info({ shard: this.localName, peer, applied_sequence: this.applied }, 'cluster: the log was trimmed past this replica; copying the shard from a peer');
-          // The current record: payload indexes created since this replica started are in it.
-          const record = (await metadata.collection(this.record.name)) ?? this.record;
-          if (record.incarnation !== this.record.incarnation) return;
           const sequence = await copyFromPeer(this.context.app, this.context.connection, record, this.shard, this.localName, peer, this.context.timeoutMs);
           this.applied = sequence;
           this.lastProgress = Date.now();

@@ -3,10 +3,11 @@
 // it missed; it copies each shard from a live peer replica (dense, named and sparse vectors,
 // payloads; payload indexes from the metadata), then follows the log. Every node must then answer
 // exactly as one single-node server holding all the points, even with the peer gone.
+import { QdrantClient } from '@qdrant/js-client-rest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { mulberry32 } from '../support/seeded-random.js';
-import { announceClusterSkip, clusterSkipReason, result, withoutVersions } from './support/cluster-tests.js';
+import { announceClusterSkip, call, clusterSkipReason, result, withoutVersions } from './support/cluster-tests.js';
 import { startQuiverCluster, type QuiverCluster } from './support/quiver-cluster.js';
 
 announceClusterSkip();
@@ -118,4 +119,46 @@ describe.skipIf(clusterSkipReason !== undefined)('cluster log trimming', () => {
     await expectSameEverywhere('POST', '/collections/trimmed/points/count', { exact: true, filter: { must: [{ key: 'city', match: { value: 'Rome' } }] } }, [1, 2]);
     await cluster.restartNode(0);
   }, 120_000);
+
+  it('cluster — replicate_shard gives a node a replica that copies the trimmed shard from a peer; drop_replica removes one', async () => {
+    const path = '/collections/trimmed/cluster';
+    // Shard 0 lives on q1 and q2; its log was trimmed while they applied it.
+    const refused = [
+      [{ replicate_shard: { shard_id: 0, from_peer_id: 'q3', to_peer_id: 'q1' } }, /from_peer_id/],
+      [{ replicate_shard: { shard_id: 0, from_peer_id: 'q1', to_peer_id: 'q2' } }, /to_peer_id.*already holds/],
+      [{ replicate_shard: { shard_id: 0, from_peer_id: 'q1', to_peer_id: 'nobody' } }, /to_peer_id.*not a live node/],
+      [{ replicate_shard: { shard_id: 9, from_peer_id: 'q1', to_peer_id: 'q3' } }, /shard_id/],
+      [{ drop_replica: { shard_id: 0, peer_id: 'q3' } }, /peer_id/],
+      [{ replicate_shard: {}, drop_replica: {} }, /exactly one/],
+    ] as const;
+    for (const [body, message] of refused) {
+      const answer = await call(url(1), 'POST', path, body);
+      expect(answer.status, JSON.stringify(body)).toBe(400);
+      expect(JSON.stringify(answer.body)).toMatch(message);
+    }
+    expect((await call(url(1), 'POST', path, { move_shard: { shard_id: 0, from_peer_id: 'q1', to_peer_id: 'q3' } })).status).toBe(501);
+
+    const client = new QdrantClient({ url: url(1), checkCompatibility: false });
+    expect(await client.updateCollectionCluster('trimmed', { replicate_shard: { shard_id: 0, from_peer_id: 'q1' as never, to_peer_id: 'q3' as never } })).toBe(true);
+    for (let waited = 0; !logsOf(2, 'shard copied from a peer').some((line) => String(line.shard).endsWith('_0')); waited += 200) {
+      if (waited > 20_000) throw new Error(`node 3 did not copy shard 0: ${JSON.stringify(logsOf(2, 'cluster:').slice(-5))}`);
+      await sleep(200);
+    }
+    const status = await result<{ local_shards: { shard_id: number; state: string }[] }>(url(2), 'GET', path);
+    expect(status.local_shards.map((shard) => shard.shard_id).sort()).toEqual([0, 1, 2]);
+
+    expect(await result(url(1), 'POST', path, { drop_replica: { shard_id: 0, peer_id: 'q1' } })).toBe(true);
+    for (let waited = 0; !logsOf(0, 'no longer holds the shard').length; waited += 200) {
+      if (waited > 10_000) throw new Error('node 1 kept its replica of shard 0');
+      await sleep(200);
+    }
+    expect((await result<{ local_shards: { shard_id: number }[] }>(url(0), 'GET', path)).local_shards.map((shard) => shard.shard_id)).toEqual([2]);
+    expect((await call(url(0), 'POST', path, { drop_replica: { shard_id: 0, peer_id: 'q2' } })).status).toBe(200);
+    expect((await call(url(0), 'POST', path, { drop_replica: { shard_id: 0, peer_id: 'q3' } })).status).toBe(400);
+
+    // Shard 0 now lives on q3 alone, copied and then following the log.
+    await both('PUT', '/collections/trimmed/points?wait=true', { points: makePoints(9, 4242, 7000) });
+    await expectSameEverywhere('POST', '/collections/trimmed/points/count', { exact: true }, [0, 1, 2]);
+    await expectSameEverywhere('POST', '/collections/trimmed/points/scroll', { limit: 1000, with_payload: true, with_vector: true }, [0, 1, 2]);
+  }, 90_000);
 });
