@@ -55,6 +55,7 @@ export class ClusterNode {
   private stopWatching: (() => void) | undefined;
   private appliedSubscription: Subscription | undefined;
   private closing = false;
+  private trimming = false;
   /** Serialises the reaction to metadata changes (creating and dropping local shards). */
   private changes: Promise<void> = Promise.resolve();
 
@@ -133,11 +134,15 @@ export class ClusterNode {
     } catch (error) {
       this.logger.warn({ err: error }, 'cluster: heartbeat failed');
     }
-    if (this.replicas.size === 0 || !this.jsm || !this.meta || this.closing) return;
+    // One trimming pass at a time: with NATS slow (a server died) passes must not pile up.
+    if (this.replicas.size === 0 || !this.jsm || !this.meta || this.closing || this.trimming) return;
+    this.trimming = true;
     try {
       await trimLogs(this.nodeId, this.records.values(), this.meta, this.jsm, this.config.cluster.log_retention_operations, this.logger);
     } catch (error) {
       this.logger.warn({ err: error }, 'cluster: trimming the logs failed');
+    } finally {
+      this.trimming = false;
     }
   }
 

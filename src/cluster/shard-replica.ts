@@ -59,6 +59,7 @@ export interface ReplicaContext {
 
 const retryDelayMs = 250;
 const watchdogIntervalMs = 1500;
+const floorReadWaitMs = 1000;
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
@@ -79,6 +80,9 @@ export class ShardReplica {
   /** A peer copying from this replica: applying waits until it ends (docs/cluster.md §7). */
   private copySession: { id: string; timer: NodeJS.Timeout } | undefined;
   private applying = false;
+  /** The highest log floor read for this shard (docs/cluster.md §7), and whether one was read at all. */
+  private knownFloor = 1;
+  private floorRead = false;
 
   constructor(
     private readonly context: ReplicaContext,
@@ -99,8 +103,17 @@ export class ShardReplica {
 
   /** True when the log may have been trimmed past what this replica applied. */
   private async behindLogFloor(): Promise<boolean> {
-    const floor = await this.context.metadata.logFloor(shardKey(this.record.incarnation, this.shard));
-    return floor > this.applied + 1;
+    // Bounded: while the floors bucket elects a leader (a NATS server died) the consumer must not
+    // wait on it. The floor only rises through a KV write that precedes the purge, so once it was
+    // read, the last value read is a safe answer until the next read succeeds.
+    const read = this.context.metadata.logFloor(shardKey(this.record.incarnation, this.shard)).then((floor) => {
+      this.knownFloor = Math.max(this.knownFloor, floor);
+      this.floorRead = true;
+      return true;
+    });
+    const answered = await Promise.race([read, sleep(floorReadWaitMs).then(() => false)]).catch(() => false);
+    if (!answered && !this.floorRead) throw new Error('the log floor of the shard could not be read yet');
+    return this.knownFloor > this.applied + 1;
   }
 
   private startServing(): void {
@@ -203,7 +216,7 @@ export class ShardReplica {
     this.applied = Number(stored.get(appliedSequenceKey) ?? 0);
     this.context.logger.info({ shard: this.localName, applied_sequence: this.applied }, 'cluster: shard replica resumes after its last applied log sequence');
     // Serve at once unless the log no longer holds what this replica misses (then: after the copy).
-    if (!(await this.behindLogFloor().catch(() => false))) this.startServing();
+    if (!(await this.behindLogFloor().catch(() => true))) this.startServing();
     void this.consumeForever();
     this.watchdog = setInterval(() => void this.checkProgress(), watchdogIntervalMs);
     this.watchdog.unref();
@@ -220,11 +233,6 @@ export class ShardReplica {
       const last = await this.context.manager.streams.getMessage(streamName(this.record.incarnation), {
         last_by_subj: operationsSubject(this.record.incarnation, this.shard),
       });
-      if (this.serving && (await this.behindLogFloor())) {
-        this.context.logger.warn({ shard: this.localName, applied: this.applied }, 'cluster: the log was trimmed past this replica; restarting its consumer to copy from a peer');
-        this.stopConsumer?.();
-        return;
-      }
       if (last !== null && last.seq > this.applied && Date.now() - this.lastProgress > watchdogIntervalMs) {
         this.context.logger.warn({ shard: this.localName, applied: this.applied, last: last.seq }, 'cluster: shard consumer stalled; recreating it');
         this.lastProgress = Date.now();
@@ -232,6 +240,10 @@ export class ShardReplica {
       }
     } catch {
       // NATS unreachable right now: the next check tries again
+    }
+    if (this.serving && (await this.behindLogFloor().catch(() => false))) {
+      this.context.logger.warn({ shard: this.localName, applied: this.applied }, 'cluster: the log was trimmed past this replica; restarting its consumer to copy from a peer');
+      this.stopConsumer?.();
     }
   }
 
