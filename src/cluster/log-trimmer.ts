@@ -19,12 +19,18 @@ import type { ClusterMetadata } from './metadata.js';
 import type { ClusterCollectionRecord, NodeHeartbeat } from './records.js';
 import { operationsSubject, shardKey, streamName } from './names.js';
 
-/** The first sequence to keep, or undefined when nothing may be trimmed. Pure: tested alone. */
-export function trimPoint(holders: string[], beats: NodeHeartbeat[], key: string, lastSequence: number, retention: number): number | undefined {
+/** The lowest sequence a live holder applied (0 when one reports none), or undefined when none is live. */
+export function lowestApplied(holders: string[], beats: NodeHeartbeat[], key: string): number | undefined {
   const live = new Map(beats.map((beat) => [beat.node_id, beat]));
   const liveHolders = holders.filter((node) => live.has(node));
   if (liveHolders.length === 0) return undefined;
-  const minimum = Math.min(...liveHolders.map((node) => live.get(node)!.applied?.[key] ?? 0));
+  return Math.min(...liveHolders.map((node) => live.get(node)!.applied?.[key] ?? 0));
+}
+
+/** The first sequence to keep, or undefined when nothing may be trimmed. Pure: tested alone. */
+export function trimPoint(holders: string[], beats: NodeHeartbeat[], key: string, lastSequence: number, retention: number): number | undefined {
+  const minimum = lowestApplied(holders, beats, key);
+  if (minimum === undefined) return undefined;
   const keepFrom = Math.min(minimum + 1 - retention, lastSequence);
   return keepFrom > 1 ? keepFrom : undefined;
 }
@@ -34,6 +40,9 @@ export function trimmerOf(holders: string[], beats: NodeHeartbeat[]): string | u
   const live = new Set(beats.map((beat) => beat.node_id));
   return holders.filter((node) => live.has(node)).sort()[0];
 }
+
+/** Per shard, the floor this node last recorded: no KV read or purge until the trim point passes it. */
+const recordedFloors = new Map<string, number>();
 
 export async function trimLogs(
   nodeId: string,
@@ -48,13 +57,20 @@ export async function trimLogs(
     for (let shard = 0; shard < record.shard_number; shard += 1) {
       const holders = record.placement[shard] ?? [];
       if (trimmerOf(holders, beats) !== nodeId) continue;
+      const key = shardKey(record.incarnation, shard);
+      // Most passes trim nothing: skip the log's round trip until the margin is passed.
+      const minimum = lowestApplied(holders, beats, key);
+      if (minimum === undefined || minimum + 1 - retention <= (recordedFloors.get(key) ?? 1)) continue;
       const subject = operationsSubject(record.incarnation, shard);
       const last = await manager.streams.getMessage(streamName(record.incarnation), { last_by_subj: subject }).catch(() => null);
       if (last === null) continue;
-      const key = shardKey(record.incarnation, shard);
       const keepFrom = trimPoint(holders, beats, key, last.seq, retention);
-      if (keepFrom === undefined || keepFrom <= (await metadata.logFloor(key))) continue;
+      if (keepFrom === undefined) continue;
+      const floor = await metadata.logFloor(key);
+      recordedFloors.set(key, floor);
+      if (keepFrom <= floor) continue;
       await metadata.raiseLogFloor(key, keepFrom);
+      recordedFloors.set(key, keepFrom);
       const purged = await manager.streams.purge(streamName(record.incarnation), { filter: subject, seq: keepFrom });
       logger.info({ collection: record.name, shard, keep_from: keepFrom, purged: purged.purged }, 'cluster: trimmed the shard log');
     }
