@@ -86,6 +86,8 @@ const ClusterSection = Type.Object({
   request_timeout_ms: Type.Integer({ default: 10_000, minimum: 10, maximum: 600_000 }),
   /** A node is live while its heartbeat is younger than three of these. */
   heartbeat_seconds: Type.Number({ default: 2, minimum: 0.1, maximum: 600 }),
+  /** Log sequences kept below what every live replica of a shard applied (docs/cluster.md §7). */
+  log_retention_operations: Type.Integer({ default: 100_000, minimum: 1, maximum: 1_000_000_000 }),
 });
 
 export const ConfigSchema = Type.Object({

@@ -15,7 +15,8 @@ import { serializeJson } from '../json/serialize.js';
 import { AppliedTracker, type AppliedReport } from './applied-tracker.js';
 import { ClusterMetadata } from './metadata.js';
 import type { ClusterCollectionRecord } from './records.js';
-import { appliedSubjectPattern, localShardPrefix, operationsSubject, streamName } from './names.js';
+import { trimLogs } from './log-trimmer.js';
+import { appliedSubjectPattern, localShardPrefix, operationsSubject, shardKey, streamName } from './names.js';
 import { NatsShardReader } from './nats-shard-reader.js';
 import { ShardReplica, type LoggedOperation } from './shard-replica.js';
 
@@ -54,6 +55,7 @@ export class ClusterNode {
   private stopWatching: (() => void) | undefined;
   private appliedSubscription: Subscription | undefined;
   private closing = false;
+  private trimming = false;
   /** Serialises the reaction to metadata changes (creating and dropping local shards). */
   private changes: Promise<void> = Promise.resolve();
 
@@ -124,10 +126,23 @@ export class ClusterNode {
   }
 
   private async beat(): Promise<void> {
+    // The applied sequence of every ready replica: what log trimming may not pass (docs/cluster.md §7).
+    const applied: Record<string, number> = {};
+    for (const replica of this.replicas.values()) if (replica.ready) applied[shardKey(replica.record.incarnation, replica.shard)] = replica.appliedSequence;
     try {
-      await this.meta?.heartbeat({ node_id: this.nodeId, advertise_url: this.config.cluster.advertise_url, started_at: new Date().toISOString() });
+      await this.meta?.heartbeat({ node_id: this.nodeId, advertise_url: this.config.cluster.advertise_url, started_at: new Date().toISOString(), applied });
     } catch (error) {
       this.logger.warn({ err: error }, 'cluster: heartbeat failed');
+    }
+    // One trimming pass at a time: with NATS slow (a server died) passes must not pile up.
+    if (this.replicas.size === 0 || !this.jsm || !this.meta || this.closing || this.trimming) return;
+    this.trimming = true;
+    try {
+      await trimLogs(this.nodeId, this.records.values(), this.meta, this.jsm, this.config.cluster.log_retention_operations, this.logger);
+    } catch (error) {
+      this.logger.warn({ err: error }, 'cluster: trimming the logs failed');
+    } finally {
+      this.trimming = false;
     }
   }
 
@@ -167,12 +182,20 @@ export class ClusterNode {
   }
 
   private async follow(record: ClusterCollectionRecord): Promise<void> {
+    // A replica dropped from this node (drop_replica, docs/cluster.md §7): stop it, drop its data.
+    for (const [key, replica] of [...this.replicas]) {
+      if (replica.record.incarnation !== record.incarnation || record.placement[replica.shard]?.includes(this.nodeId)) continue;
+      this.logger.info({ shard: replica.localName }, 'cluster: this node no longer holds the shard; dropping its replica');
+      await replica.stop();
+      this.replicas.delete(key);
+      if (this.app.collections.exists(replica.localName)) await this.app.collections.delete(replica.localName);
+    }
     for (let shard = 0; shard < record.shard_number; shard += 1) {
       if (!record.placement[shard]?.includes(this.nodeId)) continue;
       const key = `${record.incarnation}.${shard}`;
       if (this.replicas.has(key)) continue;
       const replica = new ShardReplica(
-        { app: this.app, connection: this.nats, jetstream: this.js!, manager: this.jsm!, nodeId: this.nodeId, logger: this.logger, timeoutMs: this.timeoutMs },
+        { app: this.app, connection: this.nats, jetstream: this.js!, manager: this.jsm!, nodeId: this.nodeId, logger: this.logger, timeoutMs: this.timeoutMs, metadata: this.metadata },
         record,
         shard,
       );
@@ -230,7 +253,11 @@ export class ClusterNode {
     const remote: Record<string, unknown>[] = [];
     record.placement.forEach((nodes, shard) => {
       for (const node of nodes) {
-        if (node === this.nodeId) local.push({ shard_id: shard, points_count: this.replicas.get(`${record.incarnation}.${shard}`)?.appliedSequence ?? 0, state: 'Active' });
+        if (node === this.nodeId) {
+          const replica = this.replicas.get(`${record.incarnation}.${shard}`);
+          // Qdrant's "Partial" = a replica receiving a shard transfer: here, a copy from a peer (docs/cluster.md §7).
+          local.push({ shard_id: shard, points_count: replica?.appliedSequence ?? 0, state: replica && !replica.ready ? 'Partial' : 'Active' });
+        }
         else remote.push({ shard_id: shard, peer_id: node, state: 'Active' });
       }
     });
@@ -256,6 +283,7 @@ export class ClusterNode {
   async deleteStream(record: ClusterCollectionRecord): Promise<void> {
     try {
       await this.jsm!.streams.delete(streamName(record.incarnation));
+      for (let shard = 0; shard < record.shard_number; shard += 1) await this.meta?.forgetLogFloor(shardKey(record.incarnation, shard));
     } catch (error) {
       this.logger.warn({ err: error, collection: record.name }, 'cluster: could not delete the write log stream');
     }

@@ -22,6 +22,7 @@ import { parsePointSelector } from '../http/points.js';
 import { checkVectorUpdates, deleteVectorsOperation, parseUpdateOperations } from '../points/batch-request.js';
 import { checkUpsertBody } from '../points/upsert-request.js';
 import type { ClusterNode } from './cluster-node.js';
+import { changedPlacement } from './placement-change.js';
 import { distributedRead, isDistributedReadPath } from './distributed-read/index.js';
 import { metadataFormat, type ClusterCollectionRecord } from './records.js';
 import { newIncarnation } from './names.js';
@@ -257,6 +258,22 @@ export function registerClusterDoor(app: FastifyInstance, slot: ClusterNodeSlot)
     }
   }
 
+  /** replicate_shard / drop_replica: the record's placement by compare-and-set (src/cluster/placement-change.ts). */
+  async function changePlacement(name: string, body: unknown): Promise<boolean> {
+    const live = (await node().metadata.liveNodes()).map((beat) => beat.node_id);
+    for (let attempt = 0; attempt < 20; attempt += 1) {
+      const current = await node().metadata.collectionWithRevision(name);
+      if (!current) throw errors.collectionNotFound(name);
+      const placement = changedPlacement(current.record.placement, body, live);
+      const next = { ...current.record, placement };
+      if (await node().metadata.updateCollection(next, current.revision)) {
+        node().remember(next);
+        return true;
+      }
+    }
+    throw errors.internal('Collection operation', new Error('the record kept changing'));
+  }
+
   async function read(request: FastifyRequest, method: 'GET' | 'POST'): Promise<unknown> {
     const name = (request.params as { collection_name: string }).collection_name;
     const found = await record(name);
@@ -298,6 +315,7 @@ export function registerClusterDoor(app: FastifyInstance, slot: ClusterNodeSlot)
       return { operation_id: sequence, status: wait ? 'completed' : 'acknowledged' };
     }
     if (tail === '/cluster' && method === 'GET') return node().collectionStatus(await record(name));
+    if (tail === '/cluster' && method === 'POST') return changePlacement(name, request.body);
     if (tail === '/exists' && method === 'GET') return { exists: (await node().metadata.collection(name)) !== undefined };
     if (writes.has(`${method} ${tail}`)) return write(request, tail);
     const { path } = relativeParts(request.url);

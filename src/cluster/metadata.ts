@@ -12,6 +12,7 @@ export class ClusterMetadata {
   private constructor(
     private readonly collectionsBucket: KV,
     private readonly nodesBucket: KV,
+    private readonly floorsBucket: KV,
   ) {}
 
   static async open(connection: NatsConnection, options: { natsServers: number; heartbeatSeconds: number }): Promise<ClusterMetadata> {
@@ -20,7 +21,9 @@ export class ClusterMetadata {
     const replicas = options.natsServers >= 3 ? 3 : 1;
     const collections = await kvm.create('quiver_collections', { replicas, history: 1 });
     const nodes = await kvm.create('quiver_nodes', { replicas, history: 1, ttl: Math.round(options.heartbeatSeconds * 3000) });
-    return new ClusterMetadata(collections, nodes);
+    // Per shard, the sequence below which its log subject may have been trimmed (docs/cluster.md §7).
+    const floors = await kvm.create('quiver_log_floors', { replicas, history: 1 });
+    return new ClusterMetadata(collections, nodes, floors);
   }
 
   async collection(name: string): Promise<ClusterCollectionRecord | undefined> {
@@ -100,5 +103,21 @@ export class ClusterMetadata {
       if (entry && entry.operation === 'PUT' && entry.length > 0) beats.push(parseJson(entry.string()) as NodeHeartbeat);
     }
     return beats;
+  }
+
+  /** The first sequence the shard's log subject is sure to still hold (1 = never trimmed). */
+  async logFloor(shard: string): Promise<number> {
+    const entry = await this.floorsBucket.get(shard);
+    if (!entry || entry.operation !== 'PUT' || entry.length === 0) return 1;
+    return Number(entry.string());
+  }
+
+  /** Recorded BEFORE the purge, so a replica that reads it never misses a trim. */
+  async raiseLogFloor(shard: string, floor: number): Promise<void> {
+    await this.floorsBucket.put(shard, String(floor));
+  }
+
+  async forgetLogFloor(shard: string): Promise<void> {
+    await this.floorsBucket.purge(shard);
   }
 }

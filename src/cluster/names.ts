@@ -30,3 +30,13 @@ export const localShardPrefix = 'quiver_shard_';
 export function localShardName(incarnation: string, shard: number): string {
   return `${localShardPrefix}${incarnation}_${shard}`;
 }
+
+/** A peer replica's copy service (docs/cluster.md §7): addressed to one node, not a queue group. */
+export function copySubject(incarnation: string, shard: number, nodeId: string): string {
+  return `quiver.copy.${incarnation}.${shard}.${nodeId}`;
+}
+
+/** The key of one shard in heartbeats and in the log-floors bucket. */
+export function shardKey(incarnation: string, shard: number): string {
+  return `${incarnation}.${shard}`;
+}

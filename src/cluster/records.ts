@@ -26,6 +26,8 @@ export interface NodeHeartbeat {
   node_id: string;
   advertise_url: string | null;
   started_at: string;
+  /** `<incarnation>.<shard>` -> applied log sequence, for the replicas this node serves (log trimming, docs/cluster.md §7). */
+  applied?: Record<string, number>;
 }
 
 /** KV keys allow [-/_=.a-zA-Z0-9]: a collection name is stored base64url-encoded. */

@@ -8,6 +8,7 @@
 // again after a crash, which changes nothing. Reads first wait until this replica has applied
 // every operation the log held for the shard when the read arrived, so a read never misses a
 // write acknowledged before it started.
+import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { JetStreamClient, JetStreamManager, JsMsg } from '@nats-io/jetstream';
 import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
@@ -17,9 +18,11 @@ import { checkCreate } from '../http/collections.js';
 import { parseJson } from '../json/parse.js';
 import { serializeJson } from '../json/serialize.js';
 import type { AppliedReport } from './applied-tracker.js';
+import type { ClusterMetadata } from './metadata.js';
+import { copyFromPeer, copyPage, copySessionIdleMs, type CopyAnswer, type CopyRequest } from './shard-copy.js';
 import { dispatchLocal, localCollectionUrl } from './local-dispatch.js';
 import type { ClusterCollectionRecord } from './records.js';
-import { appliedSubject, localShardName, operationsSubject, readSubject, streamName } from './names.js';
+import { appliedSubject, copySubject, localShardName, operationsSubject, readSubject, shardKey, streamName } from './names.js';
 
 /** One write as it travels in the log: the collection-relative REST call a replica replays. */
 export interface LoggedOperation {
@@ -51,10 +54,12 @@ export interface ReplicaContext {
   nodeId: string;
   logger: Logger;
   timeoutMs: number;
+  metadata: ClusterMetadata;
 }
 
 const retryDelayMs = 250;
 const watchdogIntervalMs = 1500;
+const floorReadWaitMs = 1000;
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
@@ -69,6 +74,15 @@ export class ShardReplica {
   private stopConsumer: (() => void) | undefined;
   private lastProgress = Date.now();
   private watchdog: NodeJS.Timeout | undefined;
+  /** Serving reads and copies: false while the local collection is missing operations the log no longer holds. */
+  private serving = false;
+  private copySubscription: Subscription | undefined;
+  /** A peer copying from this replica: applying waits until it ends (docs/cluster.md §7). */
+  private copySession: { id: string; timer: NodeJS.Timeout } | undefined;
+  private applying = false;
+  /** The highest log floor read for this shard (docs/cluster.md §7), and whether one was read at all. */
+  private knownFloor = 1;
+  private floorRead = false;
 
   constructor(
     private readonly context: ReplicaContext,
@@ -82,6 +96,117 @@ export class ShardReplica {
     return this.applied;
   }
 
+  /** False while this replica is being rebuilt from a peer: it reports nothing, serves nothing. */
+  get ready(): boolean {
+    return this.serving;
+  }
+
+  /** True when the log may have been trimmed past what this replica applied. */
+  private async behindLogFloor(): Promise<boolean> {
+    // Bounded: while the floors bucket elects a leader (a NATS server died) the consumer must not
+    // wait on it. The floor only rises through a KV write that precedes the purge, so once it was
+    // read, the last value read is a safe answer until the next read succeeds.
+    const read = this.context.metadata.logFloor(shardKey(this.record.incarnation, this.shard)).then((floor) => {
+      this.knownFloor = Math.max(this.knownFloor, floor);
+      this.floorRead = true;
+      return true;
+    });
+    const answered = await Promise.race([read, sleep(floorReadWaitMs).then(() => false)]).catch(() => false);
+    if (!answered && !this.floorRead) throw new Error('the log floor of the shard could not be read yet');
+    return this.knownFloor > this.applied + 1;
+  }
+
+  private startServing(): void {
+    if (this.serving || this.stopped) return;
+    this.serving = true;
+    this.readSubscription = this.context.connection.subscribe(readSubject(this.record.incarnation, this.shard), {
+      queue: 'quiver-replicas',
+      callback: (error, message) => {
+        if (!error) void this.answerRead(message);
+      },
+    });
+    this.copySubscription = this.context.connection.subscribe(copySubject(this.record.incarnation, this.shard, this.context.nodeId), {
+      callback: (error, message) => {
+        if (!error) void this.answerCopy(message);
+      },
+    });
+  }
+
+  private stopServing(): void {
+    this.serving = false;
+    this.readSubscription?.unsubscribe();
+    this.copySubscription?.unsubscribe();
+    this.readSubscription = undefined;
+    this.copySubscription = undefined;
+  }
+
+  /** Rebuilds the local shard from a live, ready peer; retries until one succeeds. */
+  private async catchUpFromPeer(): Promise<void> {
+    const { logger, metadata, nodeId } = this.context;
+    this.stopServing();
+    await this.engineReady();
+    while (!this.stopped) {
+      const live = new Set((await metadata.liveNodes().catch(() => [])).map((beat) => beat.node_id));
+      // The current record: payload indexes created and replicas placed since this one started.
+      const record = (await metadata.collection(this.record.name).catch(() => undefined)) ?? this.record;
+      if (record.incarnation !== this.record.incarnation) return;
+      const peers = (record.placement[this.shard] ?? []).filter((node) => node !== nodeId && live.has(node));
+      for (const peer of peers) {
+        try {
+          logger.info({ shard: this.localName, peer, applied_sequence: this.applied }, 'cluster: the log was trimmed past this replica; copying the shard from a peer');
+          const sequence = await copyFromPeer(this.context.app, this.context.connection, record, this.shard, this.localName, peer, this.context.timeoutMs);
+          this.applied = sequence;
+          this.lastProgress = Date.now();
+          logger.info({ shard: this.localName, peer, applied_sequence: sequence }, 'cluster: shard copied from a peer; consuming the log after its sequence');
+          return;
+        } catch (error) {
+          logger.warn({ err: error, shard: this.localName, peer }, 'cluster: copying the shard from a peer failed');
+        }
+      }
+      await sleep(retryDelayMs * 4);
+    }
+  }
+
+  /** The peer side of a copy: a session pauses applying, pages are scrolls of the local shard. */
+  private async answerCopy(message: Msg): Promise<void> {
+    let answer: CopyAnswer;
+    try {
+      const request = parseJson(message.string()) as CopyRequest;
+      if (request.operation === 'begin') {
+        if (this.copySession || !this.serving) {
+          answer = { error: `replica on node ${this.context.nodeId} cannot serve a copy now` };
+        } else {
+          const id = randomUUID();
+          this.copySession = { id, timer: this.copyTimer() };
+          while (this.applying) await sleep(5);
+          answer = { session: id, sequence: this.applied };
+        }
+      } else if (this.copySession?.id !== request.session) {
+        answer = { error: 'unknown copy session' };
+      } else if (request.operation === 'page') {
+        clearTimeout(this.copySession.timer);
+        this.copySession.timer = this.copyTimer();
+        const maxBytes = this.context.connection.info?.max_payload ?? 1_048_576;
+        answer = await copyPage(this.context.app, this.localName, request.offset, request.limit, maxBytes);
+      } else {
+        clearTimeout(this.copySession.timer);
+        this.copySession = undefined;
+        answer = { ended: true };
+      }
+    } catch (error) {
+      answer = { error: (error as Error).message };
+    }
+    message.respond(serializeJson(answer));
+  }
+
+  private copyTimer(): NodeJS.Timeout {
+    const timer = setTimeout(() => {
+      this.copySession = undefined;
+    }, copySessionIdleMs);
+    timer.unref();
+    return timer;
+  }
+
   async start(): Promise<void> {
     const { app } = this.context;
     if (!app.collections.exists(this.localName)) {
@@ -90,12 +215,8 @@ export class ShardReplica {
     const stored = await app.collections.get(this.localName).store.extension(appliedSequenceNamespace);
     this.applied = Number(stored.get(appliedSequenceKey) ?? 0);
     this.context.logger.info({ shard: this.localName, applied_sequence: this.applied }, 'cluster: shard replica resumes after its last applied log sequence');
-    this.readSubscription = this.context.connection.subscribe(readSubject(this.record.incarnation, this.shard), {
-      queue: 'quiver-replicas',
-      callback: (error, message) => {
-        if (!error) void this.answerRead(message);
-      },
-    });
+    // Serve at once unless the log no longer holds what this replica misses (then: after the copy).
+    if (!(await this.behindLogFloor().catch(() => true))) this.startServing();
     void this.consumeForever();
     this.watchdog = setInterval(() => void this.checkProgress(), watchdogIntervalMs);
     this.watchdog.unref();
@@ -120,12 +241,17 @@ export class ShardReplica {
     } catch {
       // NATS unreachable right now: the next check tries again
     }
+    if (this.serving && (await this.behindLogFloor().catch(() => false))) {
+      this.context.logger.warn({ shard: this.localName, applied: this.applied }, 'cluster: the log was trimmed past this replica; restarting its consumer to copy from a peer');
+      this.stopConsumer?.();
+    }
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.watchdog) clearInterval(this.watchdog);
-    this.readSubscription?.unsubscribe();
+    this.stopServing();
+    if (this.copySession) clearTimeout(this.copySession.timer);
     this.stopConsumer?.();
   }
 
@@ -135,6 +261,9 @@ export class ShardReplica {
     const subject = operationsSubject(this.record.incarnation, this.shard);
     while (!this.stopped) {
       try {
+        if (await this.behindLogFloor()) await this.catchUpFromPeer();
+        if (this.stopped) return;
+        this.startServing();
         const consumer = await jetstream.consumers.get(streamName(this.record.incarnation), {
           filter_subjects: subject,
           deliver_policy: 'by_start_sequence' as never,
@@ -167,6 +296,16 @@ export class ShardReplica {
 
   private async apply(message: JsMsg): Promise<void> {
     await this.engineReady();
+    while (this.copySession && !this.stopped) await sleep(10);
+    this.applying = true;
+    try {
+      await this.applyNow(message);
+    } finally {
+      this.applying = false;
+    }
+  }
+
+  private async applyNow(message: JsMsg): Promise<void> {
     const operation = parseJson(message.string()) as LoggedOperation;
     const separator = operation.query === '' ? '?' : '&';
     const url = localCollectionUrl(this.localName, operation.path, `${operation.query}${separator}wait=true`);
