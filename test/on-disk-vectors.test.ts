@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { startChildServer, waitUntilReady } from './support/child-server.js';
 import { call } from './support/http-call.js';
 import { mulberry32 } from './support/seeded-random.js';
+import { exactTopIds, graphInUseConfig, recallOf, referenceScore } from './support/search-data.js';
 import { serverForFile } from './support/server.js';
 
 const server = serverForFile();
@@ -23,48 +24,6 @@ function dataset(count: number, seed: number): { points: { id: number; vector: n
   return { points, queries };
 }
 
-/** Slow reference: Euclidean distance of two plain arrays. */
-function euclid(left: number[], right: number[]): number {
-  return Math.sqrt(left.reduce((sum, value, position) => sum + (value - right[position]!) ** 2, 0));
-}
-
-/** Slow reference: cosine similarity of two plain arrays. */
-function cosine(left: number[], right: number[]): number {
-  let dot = 0;
-  let leftNorm = 0;
-  let rightNorm = 0;
-  left.forEach((value, position) => {
-    dot += value * right[position]!;
-    leftNorm += value * value;
-    rightNorm += right[position]! * right[position]!;
-  });
-  return dot / Math.sqrt(leftNorm * rightNorm);
-}
-
-function exactEuclid(points: { id: number; vector: number[] }[], query: number[], limit: number): number[] {
-  return points
-    .map((point) => ({ id: point.id, distance: euclid(point.vector, query) }))
-    .sort((left, right) => left.distance - right.distance)
-    .slice(0, limit)
-    .map((hit) => hit.id);
-}
-
-function exactCosine(points: { id: number; vector: number[] }[], query: number[], limit: number): number[] {
-  return points
-    .map((point) => ({ id: point.id, score: cosine(point.vector, query) }))
-    .sort((left, right) => right.score - left.score)
-    .slice(0, limit)
-    .map((hit) => hit.id);
-}
-
-function recall(found: number[][], truth: number[][]): number {
-  let hits = 0;
-  found.forEach((ids, position) => (hits += ids.filter((id) => truth[position]!.includes(id)).length));
-  return hits / truth.reduce((total, ids) => total + ids.length, 0);
-}
-
-const graphed = { hnsw_config: { full_scan_threshold: 10 }, optimizers_config: { indexing_threshold: 10 } };
-
 async function waitGreen(name: string): Promise<void> {
   for (let attempt = 0; attempt < 400; attempt++) {
     if ((await server.client.getCollection(name)).status === 'green') return;
@@ -78,22 +37,22 @@ describe('on-disk vectors', () => {
 
   it('on_disk — the JS client creates it with int8 codes; rescored answers keep recall ≥ 0.9 with exact scores, and with_vector equals the heap twin', async () => {
     const client = server.client;
-    await client.createCollection('mapped', { vectors: { size: dimension, distance: 'Cosine', on_disk: true }, quantization_config: { scalar: { type: 'int8' } }, ...graphed });
-    await client.createCollection('heap', { vectors: { size: dimension, distance: 'Cosine' }, ...graphed });
+    await client.createCollection('mapped', { vectors: { size: dimension, distance: 'Cosine', on_disk: true }, quantization_config: { scalar: { type: 'int8' } }, ...graphInUseConfig });
+    await client.createCollection('heap', { vectors: { size: dimension, distance: 'Cosine' }, ...graphInUseConfig });
     await client.upsert('mapped', { wait: true, points });
     await client.upsert('heap', { wait: true, points });
     await waitGreen('mapped');
     const info = await client.getCollection('mapped');
     expect((info.config.params.vectors as { on_disk?: boolean }).on_disk).toBe(true);
-    const truth = queries.map((query) => exactCosine(points, query, 10));
+    const truth = queries.map((query) => exactTopIds('Cosine', points, query, 10));
     const found: number[][] = [];
     for (const query of queries) {
       const { points: hits } = await client.query('mapped', { query, limit: 10, params: { quantization: { oversampling: 4 } } });
       found.push(hits.map((hit) => Number(hit.id)));
       // Rescored from the mapped originals: each score is the float cosine.
-      for (const hit of hits) expect(hit.score).toBeCloseTo(cosine(points[Number(hit.id)]!.vector, query), 5);
+      for (const hit of hits) expect(hit.score).toBeCloseTo(referenceScore('Cosine', query, points[Number(hit.id)]!.vector), 5);
     }
-    expect(recall(found, truth)).toBeGreaterThanOrEqual(0.9);
+    expect(recallOf(found, truth)).toBeGreaterThanOrEqual(0.9);
     const ids = [0, 1, 999, 1999];
     const fromDisk = await client.retrieve('mapped', { ids, with_vector: true });
     const fromHeap = await client.retrieve('heap', { ids, with_vector: true });
@@ -121,18 +80,18 @@ describe('on-disk vectors', () => {
   });
 
   it('on_disk without codes — raw HTTP: the graph walks the mapped originals and exact search equals the reference', async () => {
-    expect((await server.request('PUT', '/collections/plain', { vectors: { size: dimension, distance: 'Euclid', on_disk: true }, ...graphed })).status).toBe(200);
+    expect((await server.request('PUT', '/collections/plain', { vectors: { size: dimension, distance: 'Euclid', on_disk: true }, ...graphInUseConfig })).status).toBe(200);
     expect((await server.request('PUT', '/collections/plain/points?wait=true', { points })).status).toBe(200);
     await waitGreen('plain');
     const found: number[][] = [];
-    const truth = queries.map((query) => exactEuclid(points, query, 10));
+    const truth = queries.map((query) => exactTopIds('Euclid', points, query, 10));
     for (const [position, query] of queries.entries()) {
       const exact = await server.request('POST', '/collections/plain/points/search', { vector: query, limit: 10, params: { exact: true } });
       expect(exact.body.result.map((hit: { id: number }) => hit.id)).toEqual(truth[position]);
       const walked = await server.request('POST', '/collections/plain/points/search', { vector: query, limit: 10 });
       found.push(walked.body.result.map((hit: { id: number }) => hit.id));
     }
-    expect(recall(found, truth)).toBeGreaterThanOrEqual(0.9);
+    expect(recallOf(found, truth)).toBeGreaterThanOrEqual(0.9);
   });
 
   it('restart and SIGKILL — an on-disk collection comes back from its checkpoint and the store with every vector and the reference answers', async () => {
@@ -141,7 +100,7 @@ describe('on-disk vectors', () => {
     let child = await startChildServer(directory, environment);
     try {
       await waitUntilReady(child.url);
-      await call(child.url, 'PUT', '/collections/kept', { vectors: { size: dimension, distance: 'Euclid', on_disk: true }, quantization_config: { scalar: { type: 'int8' } }, ...graphed });
+      await call(child.url, 'PUT', '/collections/kept', { vectors: { size: dimension, distance: 'Euclid', on_disk: true }, quantization_config: { scalar: { type: 'int8' } }, ...graphInUseConfig });
       for (let start = 0; start < 1000; start += 250) {
         expect((await call(child.url, 'PUT', '/collections/kept/points?wait=true', { points: points.slice(start, start + 250) })).status).toBe(200);
       }
@@ -168,7 +127,7 @@ describe('on-disk vectors', () => {
       }
       for (const query of queries.slice(0, 8)) {
         const exact = await call(child.url, 'POST', '/collections/kept/points/search', { vector: query, limit: 10, params: { exact: true } });
-        expect(exact.body.result.map((hit: { id: number }) => hit.id)).toEqual(exactEuclid(live, query, 10));
+        expect(exact.body.result.map((hit: { id: number }) => hit.id)).toEqual(exactTopIds('Euclid', live, query, 10));
       }
     } finally {
       await child.kill('SIGKILL');
@@ -195,7 +154,7 @@ describe('on-disk vectors', () => {
       expect(after.body.result.kernel_memory.mapped_bytes).toBeGreaterThanOrEqual(500 * dimension * 4);
       for (const query of queries.slice(0, 5)) {
         const exact = await call(child.url, 'POST', '/collections/moved/points/search', { vector: query, limit: 10, params: { exact: true } });
-        expect(exact.body.result.map((hit: { id: number }) => hit.id)).toEqual(exactEuclid(points.slice(0, 500), query, 10));
+        expect(exact.body.result.map((hit: { id: number }) => hit.id)).toEqual(exactTopIds('Euclid', points.slice(0, 500), query, 10));
       }
     } finally {
       await child.kill('SIGKILL');

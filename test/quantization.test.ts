@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { startChildServer, waitUntilReady } from './support/child-server.js';
 import { call } from './support/http-call.js';
 import { mulberry32 } from './support/seeded-random.js';
+import { exactTopIds, graphInUseConfig, recallOf, referenceScore } from './support/search-data.js';
 import { serverForFile } from './support/server.js';
 
 const server = serverForFile();
@@ -24,36 +25,6 @@ function dataset(count: number, seed: number): { points: { id: number; vector: n
   return { points, queries };
 }
 
-/** Slow reference: cosine similarity of two plain arrays. */
-function cosine(left: number[], right: number[]): number {
-  let dot = 0;
-  let leftNorm = 0;
-  let rightNorm = 0;
-  left.forEach((value, position) => {
-    dot += value * right[position]!;
-    leftNorm += value * value;
-    rightNorm += right[position]! * right[position]!;
-  });
-  return dot / Math.sqrt(leftNorm * rightNorm);
-}
-
-function exactTop(points: { id: number; vector: number[] }[], query: number[], limit: number): number[] {
-  return points
-    .map((point) => ({ id: point.id, score: cosine(point.vector, query) }))
-    .sort((left, right) => right.score - left.score)
-    .slice(0, limit)
-    .map((hit) => hit.id);
-}
-
-function recall(found: number[][], truth: number[][]): number {
-  let hits = 0;
-  found.forEach((ids, position) => (hits += ids.filter((id) => truth[position]!.includes(id)).length));
-  return hits / truth.reduce((total, ids) => total + ids.length, 0);
-}
-
-// Small thresholds (KB) so that 32-d collections of a few thousand points use the graph.
-const graphed = { hnsw_config: { full_scan_threshold: 10 }, optimizers_config: { indexing_threshold: 10 } };
-
 async function waitGreen(name: string): Promise<void> {
   for (let attempt = 0; attempt < 400; attempt++) {
     if ((await server.client.getCollection(name)).status === 'green') return;
@@ -64,14 +35,14 @@ async function waitGreen(name: string): Promise<void> {
 
 describe('quantization', () => {
   const { points, queries } = dataset(2400, 5);
-  const truth = queries.map((query) => exactTop(points, query, 10));
+  const truth = queries.map((query) => exactTopIds('Cosine', points, query, 10));
 
   it('scalar int8 — the JS client creates it, GET shows it, and rescored search keeps recall ≥ 0.9 with exact scores', async () => {
     const client: QdrantClient = server.client;
     await client.createCollection('int8', {
       vectors: { size: dimension, distance: 'Cosine' },
       quantization_config: { scalar: { type: 'int8', quantile: 0.99, always_ram: true } },
-      ...graphed,
+      ...graphInUseConfig,
     });
     await client.upsert('int8', { wait: true, points });
     await waitGreen('int8');
@@ -82,12 +53,12 @@ describe('quantization', () => {
       const { points: hits } = await client.query('int8', { query, limit: 10, params: { quantization: { rescore: true, oversampling: 4 } } });
       found.push(hits.map((hit) => Number(hit.id)));
       // Rescored: each score is the float cosine, not an estimate.
-      for (const hit of hits) expect(hit.score).toBeCloseTo(cosine(points[Number(hit.id)]!.vector, query), 5);
+      for (const hit of hits) expect(hit.score).toBeCloseTo(referenceScore('Cosine', query, points[Number(hit.id)]!.vector), 5);
     }
-    expect(recall(found, truth)).toBeGreaterThanOrEqual(0.9);
+    expect(recallOf(found, truth)).toBeGreaterThanOrEqual(0.9);
     // rescore false: the codes' estimates come back, close to the float scores but not them.
     const { points: estimated } = await client.query('int8', { query: queries[0]!, limit: 10, params: { quantization: { rescore: false } } });
-    const differences = estimated.map((hit) => Math.abs(hit.score - cosine(points[Number(hit.id)]!.vector, queries[0]!)));
+    const differences = estimated.map((hit) => Math.abs(hit.score - referenceScore('Cosine', queries[0]!, points[Number(hit.id)]!.vector)));
     expect(Math.max(...differences)).toBeLessThan(0.05);
     expect(Math.max(...differences)).toBeGreaterThan(1e-6);
     // The same option inside a prefetch reaches the kernel too (its candidates feed the root).
@@ -96,16 +67,16 @@ describe('quantization', () => {
       query: queries[0]!,
       limit: 10,
     });
-    expect(recall([prefetched.map((hit) => Number(hit.id))], [truth[0]!])).toBeGreaterThanOrEqual(0.9);
+    expect(recallOf([prefetched.map((hit) => Number(hit.id))], [truth[0]!])).toBeGreaterThanOrEqual(0.9);
     // ignore: the float graph answers, as without quantization.
     const { points: ignored } = await client.query('int8', { query: queries[0]!, limit: 10, params: { quantization: { ignore: true } } });
-    expect(recall([ignored.map((hit) => Number(hit.id))], [truth[0]!])).toBeGreaterThanOrEqual(0.9);
+    expect(recallOf([ignored.map((hit) => Number(hit.id))], [truth[0]!])).toBeGreaterThanOrEqual(0.9);
   });
 
   it('binary one_bit — raw HTTP query with params.quantization: recall rises with oversampling and stays ≥ 0.7 at 10', async () => {
     const created = await server.request('PUT', '/collections/binary', {
       vectors: { size: dimension, distance: 'Cosine', quantization_config: { binary: { encoding: 'one_bit', always_ram: true } } },
-      ...graphed,
+      ...graphInUseConfig,
     });
     expect(created.status).toBe(200);
     expect((await server.request('PUT', '/collections/binary/points?wait=true', { points })).status).toBe(200);
@@ -117,7 +88,7 @@ describe('quantization', () => {
         expect(response.status).toBe(200);
         found.push(response.body.result.points.map((point: { id: number }) => point.id));
       }
-      return recall(found, truth);
+      return recallOf(found, truth);
     };
     const low = await measured(1);
     const high = await measured(10);
@@ -129,7 +100,7 @@ describe('quantization', () => {
 
   it('PATCH — switching int8 on and off keeps the nearest point found, and the collection ends green', async () => {
     const client: QdrantClient = server.client;
-    await client.createCollection('switch', { vectors: { size: dimension, distance: 'Cosine' }, ...graphed });
+    await client.createCollection('switch', { vectors: { size: dimension, distance: 'Cosine' }, ...graphInUseConfig });
     await client.upsert('switch', { wait: true, points });
     const nearest = async (): Promise<number> => Number((await client.query('switch', { query: points[100]!.vector, limit: 1 })).points[0]!.id);
     expect(await nearest()).toBe(100);
@@ -175,7 +146,7 @@ describe('quantization', () => {
       await call(child.url, 'PUT', '/collections/kept', {
         vectors: { size: dimension, distance: 'Cosine' },
         quantization_config: { scalar: { type: 'int8', quantile: 0.99 } },
-        ...graphed,
+        ...graphInUseConfig,
       });
       expect((await call(child.url, 'PUT', '/collections/kept/points?wait=true', { points: points.slice(0, 1200) })).status).toBe(200);
       await child.kill('SIGTERM');
@@ -193,7 +164,7 @@ describe('quantization', () => {
         const response = await call(child.url, 'POST', '/collections/kept/points/search', { vector: query, limit: 10, params: { quantization: { oversampling: 4 } } });
         found.push(response.body.result.map((hit: { id: number }) => hit.id));
       }
-      expect(recall(found, truth)).toBeGreaterThanOrEqual(0.9);
+      expect(recallOf(found, truth)).toBeGreaterThanOrEqual(0.9);
     } finally {
       await child.kill('SIGKILL');
       await rm(directory, { recursive: true, force: true });

@@ -102,3 +102,23 @@ export function expectSameHits(actual: { id: unknown; score: number }[], expecte
     expect(Math.abs(score - expected[position]!.score)).toBeLessThan(tolerance);
   });
 }
+
+/** The ids of the `limit` best points for `query` by the reference score, best first. */
+export function exactTopIds(distance: DistanceName, points: readonly { id: number; vector: number[] }[], query: number[], limit: number): number[] {
+  const sign = largerIsBetter(distance) ? -1 : 1;
+  return points
+    .map((point) => ({ id: point.id, score: referenceScore(distance, query, point.vector) }))
+    .sort((left, right) => sign * (left.score - right.score))
+    .slice(0, limit)
+    .map((hit) => hit.id);
+}
+
+/** The share of the true neighbours found, over every query. */
+export function recallOf(found: number[][], truth: number[][]): number {
+  let hits = 0;
+  found.forEach((ids, position) => (hits += ids.filter((id) => truth[position]!.includes(id)).length));
+  return hits / truth.reduce((total, ids) => total + ids.length, 0);
+}
+
+/** Thresholds (KB) small enough that collections of a few thousand low-dimensional points use the graph. */
+export const graphInUseConfig = { hnsw_config: { full_scan_threshold: 10 }, optimizers_config: { indexing_threshold: 10 } };
