@@ -7,7 +7,7 @@ import { QdrantClient } from '@qdrant/js-client-rest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { mulberry32 } from '../support/seeded-random.js';
-import { announceClusterSkip, call, clusterSkipReason, clusterTestsRequired, result, withoutVersions } from './support/cluster-tests.js';
+import { announceClusterSkip, call, clusterSkipReason, clusterTestsRequired, result, referenceResultOf, withoutVersions } from './support/cluster-tests.js';
 import { startQuiverCluster, type QuiverCluster } from './support/quiver-cluster.js';
 
 announceClusterSkip();
@@ -35,11 +35,7 @@ describe.skipIf(clusterSkipReason !== undefined)('cluster mode', () => {
   let reference: TestApp;
   const url = (index: number) => cluster.nodes[index]!.url;
 
-  async function referenceResult<Result>(method: string, path: string, body?: unknown): Promise<Result> {
-    const response = await reference.app.inject({ method: method as 'GET', url: path, payload: body === undefined ? undefined : JSON.stringify(body), headers: body === undefined ? {} : { 'content-type': 'application/json' } });
-    if (response.statusCode !== 200) throw new Error(`reference ${method} ${path}: ${response.statusCode} ${response.body}`);
-    return (JSON.parse(response.body) as { result: Result }).result;
-  }
+  const referenceResult = <Result>(method: string, path: string, body?: unknown) => referenceResultOf<Result>(reference, method, path, body);
 
   /** The same request on every live node and on the reference: all equal, versions aside. */
   async function expectSameEverywhere(method: string, path: string, body: unknown, nodes: number[] = [0, 1, 2]): Promise<unknown> {

@@ -1,6 +1,7 @@
 // Shared pieces of the cluster tests: whether they can run here (nats-server installed; with
 // QUIVER_REQUIRE_CLUSTER_TESTS=1, as in CI, a missing server is a failure, not a skip), raw HTTP
 // calls, and the normalisation that makes a cluster answer comparable with a single node's.
+import type { TestApp } from '../../support/app.js';
 import { natsServerMissingReason } from './nats-cluster.js';
 
 export const clusterTestsRequired = process.env.QUIVER_REQUIRE_CLUSTER_TESTS === '1';
@@ -48,4 +49,16 @@ export function withoutVersions(value: unknown): unknown {
     return Object.fromEntries(Object.entries(value).filter(([key]) => key !== 'version').map(([key, inner]) => [key, withoutVersions(inner)]));
   }
   return value;
+}
+
+/** The `result` of a request to the single-node reference (in-process); any other status throws. */
+export async function referenceResultOf<Result>(reference: TestApp, method: string, path: string, body?: unknown): Promise<Result> {
+  const response = await reference.app.inject({
+    method: method as 'GET',
+    url: path,
+    payload: body === undefined ? undefined : JSON.stringify(body),
+    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+  });
+  if (response.statusCode !== 200) throw new Error(`reference ${method} ${path}: ${response.statusCode} ${response.body}`);
+  return (JSON.parse(response.body) as { result: Result }).result;
 }
