@@ -8,21 +8,13 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startChildServer, waitUntilReady } from './support/child-server.js';
 import { call } from './support/http-call.js';
-import { mulberry32 } from './support/seeded-random.js';
-import { exactTopIds, graphInUseConfig, recallOf, referenceScore } from './support/search-data.js';
+import { clusteredDataset, exactTopIds, graphInUseConfig, recallOf, referenceScore } from './support/search-data.js';
 import { serverForFile } from './support/server.js';
 
 const server = serverForFile();
 const dimension = 32;
 
-function dataset(count: number, seed: number): { points: { id: number; vector: number[] }[]; queries: number[][] } {
-  const random = mulberry32(seed);
-  const gaussian = (): number => Math.sqrt(-2 * Math.log(random() + 1e-12)) * Math.cos(2 * Math.PI * random());
-  const centres = Array.from({ length: 10 }, () => Array.from({ length: dimension }, () => gaussian() * 3));
-  const points = Array.from({ length: count }, (_, id) => ({ id, vector: centres[id % centres.length]!.map((value) => value + gaussian()) }));
-  const queries = Array.from({ length: 15 }, (_, position) => points[position * 53]!.vector.map((value) => value + 0.5 * gaussian()));
-  return { points, queries };
-}
+const dataset = (count: number, seed: number) => clusteredDataset({ count, seed, dimension, clusters: 10, queries: 15, stride: 53 });
 
 async function waitGreen(name: string): Promise<void> {
   for (let attempt = 0; attempt < 400; attempt++) {

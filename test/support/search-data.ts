@@ -1,7 +1,7 @@
 // Seeded test data and the slow references the search tests compare the server with: exact
 // scores computed here from the definitions (docs/api.md §4), never by the code under test.
 import { expect } from 'vitest';
-import { gaussian, linearCongruential } from './seeded-random.js';
+import { gaussian, linearCongruential, mulberry32 } from './seeded-random.js';
 export type DistanceName = 'Cosine' | 'Euclid' | 'Dot' | 'Manhattan';
 
 export function randomVectors(seed: number, count: number, dimension: number): number[][] {
@@ -122,3 +122,19 @@ export function recallOf(found: number[][], truth: number[][]): number {
 
 /** Thresholds (KB) small enough that collections of a few thousand low-dimensional points use the graph. */
 export const graphInUseConfig = { hnsw_config: { full_scan_threshold: 10 }, optimizers_config: { indexing_threshold: 10 } };
+
+/**
+ * Clustered points (as embeddings are), ids 0..count-1 with the centres taken in turn, and
+ * in-distribution queries: every `stride`-th stored point, nudged by half a unit of noise.
+ */
+export function clusteredDataset(options: { count: number; seed: number; dimension: number; clusters: number; queries: number; stride: number }): {
+  points: { id: number; vector: number[] }[];
+  queries: number[][];
+} {
+  const random = mulberry32(options.seed);
+  const normal = (): number => Math.sqrt(-2 * Math.log(random() + 1e-12)) * Math.cos(2 * Math.PI * random());
+  const centres = Array.from({ length: options.clusters }, () => Array.from({ length: options.dimension }, () => normal() * 3));
+  const points = Array.from({ length: options.count }, (_, id) => ({ id, vector: centres[id % centres.length]!.map((value) => value + normal()) }));
+  const queries = Array.from({ length: options.queries }, (_, position) => points[position * options.stride]!.vector.map((value) => value + 0.5 * normal()));
+  return { points, queries };
+}
