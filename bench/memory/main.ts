@@ -3,6 +3,14 @@
 //
 //   npm run bench:memory -- --count 200000            200k x 768 (the issue's target is 2M)
 //   npm run bench:memory -- --count 20000 --dimension 128 --queries 50
+//   npm run bench:memory -- --count 2000000 --only int8 --squeeze    the issue's run, under a limit
+//
+// --only <text> runs only the modes whose name contains <text>. --squeeze (Linux, root, cgroup v1
+// memory controller) puts each child server in a memory cgroup of its own; once the collection is
+// green it lowers the cgroup's limit step by step toward 0.4x the float32 size of the data (the
+// issue's target), keeping the lowest limit the kernel accepts (it refuses a limit it cannot
+// reclaim down to), and measures RSS, recall and QPS again under that limit: what the process
+// needs when memory is really short, rather than what it holds when nothing presses on it.
 //
 // Per mode a child server (`node --import tsx src/main.ts`, fsync on, default settings) gets
 // generated clustered data over HTTP, waits until the graph and codes are complete, then reports
@@ -11,7 +19,7 @@
 // scan (`params.exact`) of the same server, and the QPS of that search, one request at a time.
 // Then the server is restarted (load from the checkpoint) and RSS is read again, with the peak
 // (VmHWM) of the load. Figures are printed; nothing is asserted.
-import { readFile, mkdtemp, rm } from 'node:fs/promises';
+import { readFile, writeFile, mkdir, mkdtemp, rm, rmdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startChildServer, waitUntilReady, type ChildServer } from '../../test/support/child-server.js';
@@ -25,7 +33,14 @@ function option(name: string, fallback: number): number {
   return value;
 }
 
+function textOption(name: string): string | undefined {
+  const position = process.argv.indexOf(`--${name}`);
+  return position < 0 ? undefined : process.argv[position + 1];
+}
+
 const count = option('count', 2_000_000);
+const only = textOption('only');
+const squeeze = process.argv.includes('--squeeze');
 const dimension = option('dimension', 768);
 const queryCount = option('queries', 100);
 const batchSize = 500;
@@ -38,10 +53,12 @@ interface Mode {
   quantization?: Record<string, unknown>;
 }
 
-const modes: Mode[] = [
+const allModes: Mode[] = [
   { name: 'float32 on the heap', vectors: { size: dimension, distance: 'Cosine' } },
   { name: 'on_disk originals + int8 codes', vectors: { size: dimension, distance: 'Cosine', on_disk: true }, quantization: { scalar: { type: 'int8' } } },
 ];
+
+const modes = allModes.filter((mode) => only === undefined || mode.name.includes(only));
 
 /** Clustered vectors (embedding-like), generated batch by batch so the bench holds none of them. */
 class Generator {
@@ -83,6 +100,60 @@ async function memoryOf(pid: number): Promise<{ rss: number; anonymous: number; 
   return { rss: field('VmRSS'), anonymous: field('RssAnon'), file: field('RssFile'), peak: field('VmHWM') };
 }
 
+const cgroupRoot = '/sys/fs/cgroup/memory';
+
+/**
+ * Creates a memory cgroup (v1) with no limit yet and moves this process into it, so that the child
+ * server spawned next is charged there from its first page (charges do not move with a process).
+ */
+async function enterCgroup(name: string): Promise<string> {
+  const path = join(cgroupRoot, `quiver-bench-memory-${process.pid}-${name}`);
+  await mkdir(path, { recursive: true });
+  await writeFile(join(path, 'cgroup.procs'), String(process.pid));
+  return path;
+}
+
+/** Moves this process back to the root cgroup, leaving the child in the group. */
+async function leaveCgroup(): Promise<void> {
+  await writeFile(join(cgroupRoot, 'cgroup.procs'), String(process.pid));
+}
+
+async function cgroupNumber(path: string, file: string): Promise<number> {
+  return Number((await readFile(join(path, file), 'utf8')).trim());
+}
+
+/**
+ * Lowers the limit of `path` by 5% steps of the current usage down to `floor` bytes; the kernel
+ * reclaims on each step and refuses (EBUSY) a limit it cannot reach. Returns the lowest accepted.
+ */
+async function squeezeTo(path: string, floor: number): Promise<number> {
+  let accepted = await cgroupNumber(path, 'memory.usage_in_bytes');
+  for (;;) {
+    const next = Math.max(floor, Math.floor(accepted * 0.95));
+    try {
+      await writeFile(join(path, 'memory.limit_in_bytes'), String(next));
+    } catch {
+      return accepted;
+    }
+    accepted = next;
+    if (next === floor) return accepted;
+  }
+}
+
+/** Removes an emptied cgroup; the kernel may take a moment to see its last process gone. */
+async function dropCgroup(path: string | undefined): Promise<void> {
+  if (path === undefined) return;
+  for (let attempt = 0; attempt < 20; attempt += 1) {
+    try {
+      await rmdir(path);
+      return;
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
+  console.warn(`could not remove the cgroup ${path}`);
+}
+
 const megabytes = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
 
 async function waitGreen(url: string): Promise<void> {
@@ -112,7 +183,8 @@ async function load(url: string, mode: Mode): Promise<number> {
   return (performance.now() - started) / 1000;
 }
 
-async function searchFigures(url: string): Promise<{ recall: number; qps: number }> {
+/** Recall@10 of the default search against `truth` (the exact scan's ids, measured when not given). */
+async function searchFigures(url: string, given?: number[][]): Promise<{ recall: number; qps: number; truth: number[][] }> {
   const generator = new Generator();
   const queries = Array.from({ length: queryCount }, () => generator.vector());
   let hits = 0;
@@ -123,47 +195,71 @@ async function searchFigures(url: string): Promise<{ recall: number; qps: number
     found.push(result.result.map((hit: { id: number }) => hit.id));
   }
   const seconds = (performance.now() - started) / 1000;
-  for (const [position, query] of queries.entries()) {
-    const exact = await call(url, 'POST', '/collections/bench/points/search', { vector: query, limit: 10, params: { exact: true } });
-    const truth = exact.result.map((hit: { id: number }) => hit.id) as number[];
-    hits += found[position]!.filter((id) => truth.includes(id)).length;
+  const truth = given ?? [];
+  if (given === undefined) {
+    for (const query of queries) {
+      const exact = await call(url, 'POST', '/collections/bench/points/search', { vector: query, limit: 10, params: { exact: true } });
+      truth.push(exact.result.map((hit: { id: number }) => hit.id) as number[]);
+    }
   }
-  return { recall: hits / (queries.length * 10), qps: queries.length / seconds };
+  for (const [position, ids] of found.entries()) hits += ids.filter((id) => truth[position]!.includes(id)).length;
+  return { recall: hits / (queries.length * 10), qps: queries.length / seconds, truth };
+}
+
+/** Under --squeeze: the lowest limit the cgroup accepts, then RSS, recall and QPS under it. */
+async function squeezed(server: ChildServer, group: string, float32Bytes: number, truth: number[][]): Promise<void> {
+  const before = await cgroupNumber(group, 'memory.usage_in_bytes');
+  const limit = await squeezeTo(group, Math.floor(0.4 * float32Bytes));
+  const figures = await searchFigures(server.url, truth);
+  const memory = await memoryOf(server.process.pid!);
+  const usage = await cgroupNumber(group, 'memory.usage_in_bytes');
+  console.log(`  squeezed: cgroup usage ${megabytes(before)} before; lowest limit accepted ${megabytes(limit)} = ${(limit / float32Bytes).toFixed(2)}x float32 (target 0.40x)`);
+  console.log(`    under it: RSS ${megabytes(memory.rss)} = ${(memory.rss / float32Bytes).toFixed(2)}x float32 (anonymous ${megabytes(memory.anonymous)}, file-backed ${megabytes(memory.file)}); cgroup usage ${megabytes(usage)}; recall@10 ${figures.recall.toFixed(3)} at ${figures.qps.toFixed(0)} QPS`);
 }
 
 async function run(mode: Mode): Promise<void> {
   const directory = await mkdtemp(join(tmpdir(), 'quiver-bench-memory-'));
   let server: ChildServer | undefined;
+  let group: string | undefined;
   const float32Bytes = count * dimension * 4;
   try {
+    if (squeeze) group = await enterCgroup('build');
     server = await startChildServer(directory);
+    if (squeeze) await leaveCgroup();
     await waitUntilReady(server.url);
     const baseline = await memoryOf(server.process.pid!);
     const buildSeconds = await load(server.url, mode);
     const loaded = await memoryOf(server.process.pid!);
     const info = await call(server.url, 'GET', '/collections/bench');
-    const { recall, qps } = await searchFigures(server.url);
+    const { recall, qps, truth } = await searchFigures(server.url);
     console.log(`\n${mode.name}: ${count} x ${dimension} (float32 data ${megabytes(float32Bytes)})`);
     console.log(`  upload + graph + codes: ${buildSeconds.toFixed(1)} s; recall@10 ${recall.toFixed(3)} at ${qps.toFixed(0)} QPS (one request at a time, oversampling 2)`);
     const growth = loaded.rss - baseline.rss;
     console.log(`  RSS ${megabytes(loaded.rss)} (empty server ${megabytes(baseline.rss)}; anonymous ${megabytes(loaded.anonymous)}, file-backed ${megabytes(loaded.file)}); growth ${megabytes(growth)} = ${(growth / count).toFixed(0)} B/vector = ${(growth / float32Bytes).toFixed(2)}x float32; peak ${megabytes(loaded.peak)}`);
     console.log(`  kernel_memory ${JSON.stringify(info.result.kernel_memory)}`);
+    if (group !== undefined) await squeezed(server, group, float32Bytes, truth);
     await server.kill('SIGTERM');
+    await dropCgroup(group);
+    if (squeeze) group = await enterCgroup('restart');
     server = await startChildServer(directory);
+    if (squeeze) await leaveCgroup();
     await waitUntilReady(server.url, '/collections/bench', 1_800_000);
     await waitGreen(server.url);
     const restarted = await memoryOf(server.process.pid!);
     const again = await call(server.url, 'GET', '/collections/bench');
     console.log(`  after a restart (checkpoint load, codes rebuilt): RSS ${megabytes(restarted.rss)} (anonymous ${megabytes(restarted.anonymous)}, file-backed ${megabytes(restarted.file)}) = ${((restarted.rss - baseline.rss) / float32Bytes).toFixed(2)}x float32 over the empty server; load peak ${megabytes(restarted.peak)}`);
     console.log(`  kernel_memory ${JSON.stringify(again.result.kernel_memory)}`);
+    if (group !== undefined) await squeezed(server, group, float32Bytes, truth);
   } finally {
     await server?.kill('SIGKILL');
+    await dropCgroup(group);
     await rm(directory, { recursive: true, force: true });
   }
 }
 
 async function main(): Promise<void> {
   console.log(`bench:memory: ${count} x ${dimension}, batches of ${batchSize}, ${requestsInFlight} requests in flight, ${queryCount} queries`);
+  if (modes.length === 0) throw new Error(`--only ${only}: no mode's name contains it (${allModes.map((mode) => mode.name).join('; ')})`);
   for (const mode of modes) await run(mode);
 }
 
