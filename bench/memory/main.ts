@@ -82,7 +82,22 @@ class Generator {
   }
 }
 
+/**
+ * One request; a connection reset is retried (every call here is idempotent): on a loaded machine
+ * the client may write on a kept-alive socket the server is just closing after its idle timeout.
+ */
 async function call(url: string, method: string, path: string, body?: unknown): Promise<any> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await callOnce(url, method, path, body);
+    } catch (error) {
+      if (attempt >= 5 || !(error instanceof TypeError)) throw error;
+      console.warn(`${method} ${path}: ${(error as Error).message} (${String((error as Error).cause)}); retrying`);
+    }
+  }
+}
+
+async function callOnce(url: string, method: string, path: string, body?: unknown): Promise<any> {
   const response = await fetch(`${url}${path}`, {
     method,
     headers: body === undefined ? {} : { 'content-type': 'application/json' },
