@@ -11,6 +11,7 @@ import { instructionSet } from './native-info.js';
 import { clusteredDataset, type Dataset } from './data.js';
 import { HnswlibContender, K, QuiverContender, UsearchContender, type Contender, EF_CONSTRUCT, M } from './contenders.js';
 import { runQuantized } from './quantized.js';
+import { runDatatypes } from './datatypes.js';
 import { groundTruth, recallAt } from './truth.js';
 
 v8.setFlagsFromString('--expose-gc');
@@ -20,6 +21,9 @@ const quick = process.argv.includes('--quick');
 /** `--quantized`: also the int8 / binary comparison on the 768-d set; `--quantized-only`: only it. */
 const quantizedOnly = process.argv.includes('--quantized-only');
 const quantized = quantizedOnly || process.argv.includes('--quantized');
+/** `--datatypes`: also float16 / uint8 against float32 (bench/ann/datatypes.ts); `--datatypes-only`: only it. */
+const datatypesOnly = process.argv.includes('--datatypes-only');
+const datatypes = datatypesOnly || process.argv.includes('--datatypes');
 const sweep = quick ? [16, 32, 64, 128] : [10, 16, 24, 32, 48, 64, 96, 128, 192, 256];
 const passes = quick ? 2 : 3;
 const datasets: Dataset[] = quick
@@ -210,7 +214,12 @@ async function main(): Promise<void> {
   const output: string[] = [...header];
   let worstRecall = 1;
   const results: Record<string, Row[]> = {};
-  for (const dataset of datasets) {
+  if (datatypes) {
+    const lines = await runDatatypes(quick);
+    output.push(...lines, '');
+    console.log(lines.join('\n') + '\n');
+  }
+  for (const dataset of datatypesOnly ? [] : datasets) {
     if (quantized && dataset.distance === 'Cosine') {
       const lines = await runQuantized(dataset, await groundTruth(dataset));
       output.push(...lines, '');
@@ -224,7 +233,7 @@ async function main(): Promise<void> {
     console.log(lines.join('\n') + '\n');
   }
   mkdirSync('bench/results', { recursive: true });
-  const suffix = `${quick ? '-quick' : ''}${quantizedOnly ? '-quantized' : ''}`;
+  const suffix = `${quick ? '-quick' : ''}${quantizedOnly ? '-quantized' : ''}${datatypesOnly ? '-datatypes' : ''}`;
   writeFileSync(`bench/results/ann${suffix}.md`, output.join('\n'));
   writeFileSync(`bench/results/ann${suffix}.json`, JSON.stringify(results, null, 2));
   console.log(`QuiverDB best recall@10 (worst dataset): ${worstRecall.toFixed(4)}`);

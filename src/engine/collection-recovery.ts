@@ -119,6 +119,7 @@ async function loadCheckpoint(collection: Collection, vectorName: string, lastOp
     // Another store's or an earlier collection's file: never loaded as this one's.
   } else if (loaded.index.dimension !== expected.dimension) reason = `checkpoint dimension ${loaded.index.dimension} != configured ${expected.dimension}`;
   else if (loaded.index.distance !== expected.distance) reason = `checkpoint distance ${loaded.index.distance} != configured ${expected.distance}`;
+  else if (loaded.index.datatype !== (expected.datatype ?? 'float32')) reason = `checkpoint datatype ${loaded.index.datatype} != configured ${expected.datatype ?? 'float32'}`;
   else if (loaded.lastOperationId > lastOperationId) {
     // The store lost writes the checkpoint had seen (fsync off and a power loss): trust the store.
     reason = `checkpoint covers operation ${loaded.lastOperationId}, the store only reaches ${lastOperationId}`;

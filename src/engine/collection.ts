@@ -10,7 +10,7 @@ import { createVectorIndex } from '../native/index.js';
 import { quantizationFor } from './quantization.js';
 import type { SparseIndex, SparseSearchOptions, SparseVector } from '../native/sparse-index-contract.js';
 import type { SearchOptions, SearchResult, VectorIndex, VectorIndexOptions } from '../native/vector-index.js';
-import type { Distance } from '../native/vector-index-contract.js';
+import type { Distance, VectorDatatype } from '../native/vector-index-contract.js';
 import type { PointId } from '../points/ids.js';
 import type { Payload, PayloadSelection, VectorSelection } from '../points/selectors.js';
 import type { VectorLayout } from '../points/vectors.js';
@@ -103,7 +103,14 @@ export function vectorIndexOptions(config: CollectionConfig, vectorName: string,
     fullScanThreshold: Math.max(1, Math.floor((hnsw.full_scan_threshold * 1024) / bytesPerVector)),
     indexingThreads: hnsw.max_indexing_threads,
     ...(vector.on_disk === true && directory !== undefined ? { onDiskDirectory: directory } : {}),
+    ...(datatypeOf(vector) !== 'float32' ? { datatype: datatypeOf(vector) } : {}),
   };
+}
+
+/** A dense vector's stored datatype (docs/api.md §21); absent means float32. */
+export function datatypeOf(vector: Record<string, unknown>): VectorDatatype {
+  const datatype = vector.datatype;
+  return datatype === 'float16' || datatype === 'uint8' ? datatype : 'float32';
 }
 
 /**
@@ -649,14 +656,18 @@ export class Collection {
 export function vectorLayoutOf(config: CollectionConfig): VectorLayout {
   const dimensions = new Map<string, number>();
   const distances = new Map<string, Distance>();
+  const datatypes = new Map<string, VectorDatatype>();
   for (const [name, params] of Object.entries(config.vectors)) {
     dimensions.set(name, params.size);
     distances.set(name, params.distance);
+    const datatype = datatypeOf(params);
+    if (datatype !== 'float32') datatypes.set(name, datatype);
   }
   return {
     shape: config.vectors_shape,
     dimensions,
     distances,
+    ...(datatypes.size > 0 ? { datatypes } : {}),
     sparseNames: new Set(Object.keys(config.sparse_vectors ?? {})),
   };
 }

@@ -3,6 +3,7 @@
 // record read in that window must show its new vectors with its new payload, not none or the
 // old ones. The write queue runs one write at a time, so this holds at most one write's vectors.
 import type { VectorIndex } from '../native/vector-index.js';
+import { inStoredForm } from '../points/vector-datatype.js';
 
 export class InFlightVectors {
   private readonly bySlot = new Map<number, Map<string, Float32Array | null>>();
@@ -33,10 +34,12 @@ export class InFlightVectors {
    */
   stored(slot: number, vectorName: string, index: VectorIndex): Float32Array | null | undefined {
     const vector = this.bySlot.get(slot)?.get(vectorName);
-    if (vector === undefined || vector === null || index.distance !== 'Cosine') return vector;
+    if (vector === undefined || vector === null) return vector;
+    // uint8 rows keep their integers under Cosine (docs/api.md §21).
+    if (index.distance !== 'Cosine' || index.datatype === 'uint8') return inStoredForm(vector, index.datatype);
     let squares = 0;
     for (const value of vector) squares += value * value;
     const norm = Math.sqrt(squares);
-    return norm > 0 ? vector.map((value) => value / norm) : vector;
+    return inStoredForm(norm > 0 ? vector.map((value) => value / norm) : vector, index.datatype);
   }
 }

@@ -56,8 +56,7 @@ export function withVectorName(current: CollectionConfig, name: string, request:
   if (current.vectors_shape === 'single') throw new ConfigProblem('vector_name', 'the collection has one unnamed vector: named vectors can be added only to a collection created with named vectors');
   if (dense.size > limits.max_vector_size) throw new ConfigProblem('dense.size', `vector size ${dense.size} is above the limit of ${limits.max_vector_size}`);
   if (dense.multivector_config != null) throw new ConfigProblem('dense.multivector_config', 'multivectors are not supported');
-  if (dense.datatype != null && dense.datatype !== 'float32') throw new ConfigProblem('dense.datatype', `only float32 vectors are supported (got ${dense.datatype})`);
-  next.vectors[name] = { size: dense.size, distance: dense.distance };
+  next.vectors[name] = { size: dense.size, distance: dense.distance, ...(dense.datatype != null ? { datatype: dense.datatype } : {}) };
   return { config: next, kind: 'dense' };
 }
 

@@ -9,6 +9,8 @@ export interface NativeVectorIndexHandle {
   readonly loadedOperationId: number;
   /** The checkpoint's binding ("" when created or read from an unbound version 1 file). */
   readonly loadedBinding: string;
+  /** float32, float16 or uint8 (docs/architecture.md §18). */
+  readonly datatype: string;
   upsert(slots: Uint32Array, vectors: Float32Array): Promise<void>;
   delete(slots: Uint32Array): Promise<void>;
   /** Starts a search; the completion channel delivers slots (u32 × n) then scores (f32 × n). */
@@ -72,6 +74,7 @@ export interface NativeVectorIndexClass {
     indexingThreads: number,
     completions: CompletionChannelHandle,
     onDiskDirectory?: string | null,
+    datatype?: string | null,
   ): NativeVectorIndexHandle & { readonly dimension: number; readonly distance: string };
   load(path: string, completions: CompletionChannelHandle, onDiskDirectory?: string | null): Promise<NativeVectorIndexHandle & { readonly dimension: number; readonly distance: string }>;
 }

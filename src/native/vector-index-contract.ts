@@ -6,6 +6,9 @@
 /** Distances as the wire names them (docs/api.md §4). */
 export type Distance = 'Cosine' | 'Euclid' | 'Dot' | 'Manhattan';
 
+/** Element type of stored dense vectors (docs/api.md §21): 4, 2 or 1 bytes per component. */
+export type VectorDatatype = 'float32' | 'float16' | 'uint8';
+
 export interface VectorIndexOptions {
   dimension: number;
   distance: Distance;
@@ -25,6 +28,8 @@ export interface VectorIndexOptions {
    * working files created (and unlinked at once) in this directory instead of the heap arena.
    */
   onDiskDirectory?: string;
+  /** Element type of the stored vectors (docs/architecture.md §18); float32 when absent. */
+  datatype?: VectorDatatype;
 }
 
 export interface SearchOptions {
@@ -89,6 +94,8 @@ export interface KernelMemoryReport {
 export interface VectorIndex {
   readonly dimension: number;
   readonly distance: Distance;
+  /** Element type of the stored vectors; `vectors()` returns them decoded to float32. */
+  readonly datatype: VectorDatatype;
   /**
    * Inserts or replaces the vectors of `slots`; `vectors` holds slots.length · dimension
    * values, row by row. Cosine vectors are normalised inside. Searchable when the promise

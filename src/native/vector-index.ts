@@ -16,6 +16,7 @@ import type {
   QuantizationStatus,
   SearchOptions,
   SearchResult,
+  VectorDatatype,
   VectorIndex,
   VectorIndexOptions,
   VectorIndexStats,
@@ -29,6 +30,7 @@ export type {
   LoadedVectorIndex,
   SearchOptions,
   SearchResult,
+  VectorDatatype,
   VectorIndex,
   VectorIndexOptions,
   VectorIndexStats,
@@ -96,6 +98,10 @@ export class WrappedVectorIndex implements VectorIndex {
     readonly dimension: number,
     readonly distance: Distance,
   ) {}
+
+  get datatype(): VectorDatatype {
+    return this.handle.datatype as VectorDatatype;
+  }
 
   // `async` so that argument and INDEX_CLOSED errors reject the promise instead of throwing.
   async upsert(slots: Uint32Array, vectors: Float32Array): Promise<void> {
@@ -225,6 +231,7 @@ export function createVectorIndex(options: VectorIndexOptions): VectorIndex {
     options.indexingThreads,
     completions.channel,
     options.onDiskDirectory ?? null,
+    options.datatype ?? null,
   );
   return new WrappedVectorIndex(handle, completions, options.dimension, options.distance);
 }

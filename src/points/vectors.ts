@@ -6,6 +6,8 @@ import { looksLikeDocument, looksSparse, parseSparseInput, type SparseVector } f
 import { describeJsonValue } from '../json/describe.js';
 import type { Distance } from '../native/vector-index-contract.js';
 import { checkVectorNorm } from './vector-norm.js';
+import { checkDatatypeValue } from './vector-datatype.js';
+import type { VectorDatatype } from '../native/vector-index-contract.js';
 
 /** The vectors a collection declares: dimension by name ("" is the unnamed vector). */
 export interface VectorLayout {
@@ -15,6 +17,8 @@ export interface VectorLayout {
   sparseNames: ReadonlySet<string>;
   /** Distance by dense vector name: when given, norms are checked (src/points/vector-norm.ts). */
   distances?: ReadonlyMap<string, Distance>;
+  /** Datatype by dense vector name, when not float32: values are checked to fit (vector-datatype.ts). */
+  datatypes?: ReadonlyMap<string, VectorDatatype>;
 }
 
 const float32Maximum = 3.4028234663852886e38;
@@ -29,7 +33,7 @@ function describe(value: unknown): string {
  * One dense vector: an array of finite numbers of the expected length; with `distance`, also a
  * norm its scores can use (checkVectorNorm), which may return the vector normalised.
  */
-export function parseDenseVector(value: unknown, field: string, dimension: number, distance?: Distance): Float32Array {
+export function parseDenseVector(value: unknown, field: string, dimension: number, distance?: Distance, datatype?: VectorDatatype): Float32Array {
   if (!Array.isArray(value)) throw errors.invalidField(field, `expected an array of numbers, got ${describe(value)}`);
   if (value.length !== dimension) throw errors.dimensionMismatch(field, dimension, value.length);
   const vector = new Float32Array(dimension);
@@ -40,6 +44,7 @@ export function parseDenseVector(value: unknown, field: string, dimension: numbe
       throw errors.invalidField(`${field}[${position}]`, `expected a finite number, got ${describe(element)}`);
     }
     if (Math.abs(element) > float32Maximum) throw errors.invalidField(`${field}[${position}]`, `${element} is outside the 32-bit float range`);
+    if (datatype !== undefined) checkDatatypeValue(element, `${field}[${position}]`, datatype);
     vector[position] = element;
   }
   return distance === undefined ? vector : checkVectorNorm(vector, field, distance);
@@ -67,7 +72,7 @@ export function parsePointVectors(value: unknown, field: string, layout: VectorL
     if (dimension === undefined) {
       throw errors.invalidField(field, `this collection has named vectors (${knownNames(layout)}): give {"name": [numbers]}`);
     }
-    vectors.set('', parseDenseVector(value, field, dimension, layout.distances?.get('')));
+    vectors.set('', parseDenseVector(value, field, dimension, layout.distances?.get(''), layout.datatypes?.get('')));
     return vectors;
   }
   if (!isPlainObject(value)) throw errors.invalidField(field, `expected an array of numbers or an object of named vectors, got ${describe(value)}`);
@@ -85,7 +90,7 @@ export function parsePointVectors(value: unknown, field: string, layout: VectorL
     }
     if (looksSparse(vector)) throw errors.invalidField(where, `${JSON.stringify(name)} is a dense vector: give an array of ${dimension} numbers, not a sparse vector`);
     if (looksLikeDocument(vector)) throw errors.invalidField(where, `${JSON.stringify(name)} is a dense vector: Documents are embedded only for sparse vectors (model qdrant/bm25)`);
-    vectors.set(name, parseDenseVector(vector, where, dimension, layout.distances?.get(name)));
+    vectors.set(name, parseDenseVector(vector, where, dimension, layout.distances?.get(name), layout.datatypes?.get(name)));
   }
   return vectors;
 }

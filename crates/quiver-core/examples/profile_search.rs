@@ -30,8 +30,13 @@ fn main() {
             data.push(centres[centre * dimension + column] + gaussian());
         }
     }
-    let params =
-        IndexParams { dimension, metric: Metric::Euclid, m: 16, ef_construct: 128, full_scan_threshold: 1000, indexing_threads: threads };
+    let params = IndexParams {
+        m: 16,
+        ef_construct: 128,
+        full_scan_threshold: 1000,
+        indexing_threads: threads,
+        ..IndexParams::new(dimension, Metric::Euclid)
+    };
     let index = VectorIndex::new(params).unwrap();
     let slots: Vec<u32> = (0..count as u32).collect();
     let start = Instant::now();

@@ -2,6 +2,7 @@
 //! not-yet-indexed tail and every recall test use it.
 
 use crate::bitset::AllowedSlots;
+use crate::distance::Row;
 use crate::store::VectorStore;
 use crate::top_k::{Neighbor, TopK};
 
@@ -12,12 +13,13 @@ const LOOKAHEAD: usize = 8;
 
 /// Asks the CPU to load every cache line of `vector`. A hint only: it never faults.
 #[inline(always)]
-fn prefetch(vector: &[f32]) {
+fn prefetch(vector: Row<'_>) {
     #[cfg(target_arch = "x86_64")]
     {
         const LINE_BYTES: usize = 64;
-        let start = vector.as_ptr() as usize & !(LINE_BYTES - 1);
-        let end = vector.as_ptr() as usize + std::mem::size_of_val(vector);
+        let (first, bytes) = vector.bytes();
+        let start = first as usize & !(LINE_BYTES - 1);
+        let end = first as usize + bytes;
         let mut line = start;
         while line < end {
             // SAFETY: prefetch is a hint; the lines belong to the vector's own allocation.
@@ -36,7 +38,7 @@ fn prefetch(vector: &[f32]) {
 /// result: `TopK` keeps the k smallest by (distance, slot), a total order.
 pub fn scan_slots(store: &VectorStore, query: &[f32], slots: impl Iterator<Item = u32>, top: &mut TopK) {
     let space = store.space();
-    let mut ring: [(u32, &[f32]); LOOKAHEAD] = [(0, &[]); LOOKAHEAD];
+    let mut ring: [(u32, Row<'_>); LOOKAHEAD] = [(0, Row::F32(&[])); LOOKAHEAD];
     let mut pushed = 0usize;
     for slot in slots {
         let Some(vector) = store.live_vector(slot) else { continue };

@@ -2,8 +2,10 @@
 //! the container (encoding, checksum, atomic write, verified read); index/persist.rs decides
 //! what the index writes into it and hnsw/persist.rs writes the graph section.
 //!
-//! Layout (little endian), format version 2 (version 1 is still read: it has no binding):
-//!   magic "QUIVERIX" | u32 version | binding (version 2: u16 length + UTF-8 bytes) | u32 dimension | u8 metric | u32 m | u32 ef_construct |
+//! Layout (little endian), format version 3 (versions 1 and 2 are still read: 1 has no binding,
+//! neither has the datatype byte, so both load as float32):
+//!   magic "QUIVERIX" | u32 version | binding (version 2+: u16 length + UTF-8 bytes) | u32 dimension | u8 metric |
+//!   u8 datatype (version 3: 0 float32, 1 float16, 2 uint8; rows are still written as f32) | u32 m | u32 ef_construct |
 //!   u32 full_scan_threshold | u32 indexing_threads | u64 last_operation_id | u32 slot_bound |
 //!   per slot: u8 state (0 empty, 1 live, 2 deleted) [+ dimension f32 when not empty] |
 //!   graph section (see hnsw::Graph::write_to) | u32 CRC-32 of every byte before it.
@@ -24,7 +26,7 @@ use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 pub const MAGIC: &[u8; 8] = b"QUIVERIX";
-pub const FORMAT_VERSION: u32 = 2;
+pub const FORMAT_VERSION: u32 = 3;
 /// The oldest format version this build still reads (version 1: no binding).
 pub const OLDEST_FORMAT_VERSION: u32 = 1;
 /// Longest binding a checkpoint may carry; a longer one is refused on write and is corruption on read.

@@ -11,6 +11,8 @@
 //! index/scoring.rs.
 
 #[cfg(test)]
+mod datatype_tests;
+#[cfg(test)]
 mod on_disk_tests;
 mod persist;
 mod quantized;
@@ -20,7 +22,7 @@ pub use quantized::{QuantizationSearch, QuantizationStatus};
 
 use crate::bitset::AllowedSlots;
 use crate::brute_force;
-use crate::distance::{Metric, Space};
+use crate::distance::{Datatype, Metric, Space};
 use crate::error::{KernelError, KernelResult};
 use crate::hnsw::{Graph, GraphParams, IntegrityReport};
 use crate::pending::Pending;
@@ -47,11 +49,21 @@ pub struct IndexParams {
     pub full_scan_threshold: usize,
     /// Background graph builders; 0 = one per core.
     pub indexing_threads: usize,
+    /// Element type of the stored vectors (docs/architecture.md §18).
+    pub datatype: Datatype,
 }
 
 impl IndexParams {
     pub fn new(dimension: usize, metric: Metric) -> IndexParams {
-        IndexParams { dimension, metric, m: 16, ef_construct: 100, full_scan_threshold: 10_000, indexing_threads: 0 }
+        IndexParams {
+            dimension,
+            metric,
+            m: 16,
+            ef_construct: 100,
+            full_scan_threshold: 10_000,
+            indexing_threads: 0,
+            datatype: Datatype::Float32,
+        }
     }
 
     pub fn validate(&self) -> KernelResult<()> {
@@ -191,11 +203,11 @@ impl VectorIndex {
         let space = Space::new(params.metric);
         let graph = Graph::new(GraphParams::new(params.m, params.ef_construct));
         let store = match storage {
-            VectorStorage::Ram => VectorStore::new(params.dimension, space),
+            VectorStorage::Ram => VectorStore::typed(params.dimension, space, params.datatype, None),
             VectorStorage::OnDisk(_) if !crate::mapped::AVAILABLE => {
                 return Err(KernelError::invalid("on_disk vectors need memory-mapped files, available on Linux only".to_string()));
             }
-            VectorStorage::OnDisk(directory) => VectorStore::on_disk(params.dimension, space, directory),
+            VectorStorage::OnDisk(directory) => VectorStore::typed(params.dimension, space, params.datatype, Some(directory)),
         };
         Ok(VectorIndex {
             shared: Arc::new(Shared {
@@ -271,6 +283,16 @@ impl VectorIndex {
         if let Some(position) = vectors.iter().position(|value| !value.is_finite()) {
             return Err(KernelError::invalid(format!("vector {} holds a non-finite value", position / dimension)));
         }
+        if let Some((position, reason)) =
+            vectors.iter().enumerate().find_map(|(position, value)| self.shared.store.refusal(*value).map(|reason| (position, reason)))
+        {
+            return Err(KernelError::invalid(format!(
+                "vector {} component {} ({}) {reason}",
+                position / dimension,
+                position % dimension,
+                vectors[position]
+            )));
+        }
         if slots.is_empty() {
             return Ok(());
         }
@@ -281,8 +303,8 @@ impl VectorIndex {
             let mut prepared = vec![0f32; dimension];
             for (slot, vector) in slots.iter().zip(vectors.chunks_exact(dimension)) {
                 prepared.copy_from_slice(vector);
-                store.prepare(&mut prepared);
-                self.shared.encode_new_row(store.next_row(), &prepared);
+                store.prepare_row(&mut prepared);
+                self.shared.encode_new_row(store.next_row(), &store.comparable_of_prepared(&prepared));
                 if store.put(*slot, &prepared) == SlotState::Deleted && self.shared.graph.contains(*slot) {
                     let _ = self
                         .shared
@@ -320,7 +342,7 @@ impl VectorIndex {
         for (row, slot) in output.chunks_exact_mut(dimension).zip(slots) {
             if store.is_live(*slot) {
                 if let Some(vector) = store.vector(*slot) {
-                    row.copy_from_slice(vector);
+                    vector.decode_into(row);
                 }
             }
         }

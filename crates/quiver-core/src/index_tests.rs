@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 fn graph_params(dimension: usize, metric: Metric, threads: usize) -> IndexParams {
-    IndexParams { dimension, metric, m: 16, ef_construct: 100, full_scan_threshold: 0, indexing_threads: threads }
+    IndexParams { full_scan_threshold: 0, indexing_threads: threads, ..IndexParams::new(dimension, metric) }
 }
 
 fn built(count: usize, dimension: usize, metric: Metric, threads: usize, seed: u64) -> (VectorIndex, Vec<f32>) {
@@ -218,7 +218,7 @@ fn a_checkpoint_restores_the_same_graph_and_answers() {
         assert_eq!(VectorIndex::load(&path).err().unwrap().code, ErrorCode::CheckpointCorrupt, "truncated to {length}");
     }
     let mut future = bytes.clone();
-    future[8..12].copy_from_slice(&3u32.to_le_bytes());
+    future[8..12].copy_from_slice(&(crate::checkpoint::FORMAT_VERSION + 1).to_le_bytes());
     std::fs::write(&path, &future).unwrap();
     assert_eq!(VectorIndex::load(&path).err().unwrap().code, ErrorCode::CheckpointVersion);
     std::fs::remove_dir_all(&directory).unwrap();
@@ -234,10 +234,11 @@ fn a_checkpoint_returns_the_binding_it_was_saved_with_and_a_version_1_file_is_un
     let (loaded, operation, binding) = VectorIndex::load_bound(&path).unwrap();
     assert_eq!((operation, binding.as_str()), (9, "database-a/incarnation-b"));
     assert_eq!(loaded.stats().count, 300);
-    // A version 1 file: the same bytes without the binding section, re-checksummed.
+    // A version 1 file: the same bytes without the binding section and the datatype byte
+    // (version 3), re-checksummed.
     let bytes = std::fs::read(&path).unwrap();
     let length = u16::from_le_bytes(bytes[12..14].try_into().unwrap()) as usize;
-    let mut old = [&bytes[..8], &1u32.to_le_bytes(), &bytes[14 + length..bytes.len() - 4]].concat();
+    let mut old = [&bytes[..8], &1u32.to_le_bytes(), &bytes[14 + length..19 + length], &bytes[20 + length..bytes.len() - 4]].concat();
     let checksum = crate::crc32::Crc32::of(&old);
     old.extend_from_slice(&checksum.to_le_bytes());
     std::fs::write(&path, &old).unwrap();

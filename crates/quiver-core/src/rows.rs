@@ -23,6 +23,7 @@ const ALIGN: usize = 64;
 pub unsafe trait Zeroable {}
 unsafe impl Zeroable for f32 {}
 unsafe impl Zeroable for u8 {}
+unsafe impl Zeroable for u16 {}
 unsafe impl Zeroable for u32 {}
 unsafe impl Zeroable for std::sync::atomic::AtomicU32 {}
 unsafe impl Zeroable for std::sync::atomic::AtomicU64 {}

@@ -6,8 +6,10 @@
 //! to read. Replaced rows are garbage until compaction rebuilds the store.
 //! Deleted slots keep their row (the graph still walks through them) with a tombstone bit.
 
-use crate::distance::Space;
+use crate::distance::row::f16_from_f32;
+use crate::distance::{Datatype, Row, Space};
 use crate::rows::Rows;
+use std::borrow::Cow;
 use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
 
 const DELETED: u32 = 1 << 31;
@@ -22,11 +24,76 @@ pub enum SlotState {
     Deleted,
 }
 
+/// The rows of one element type (`datatype`, docs/architecture.md §18): a float16 or uint8
+/// store really holds 2 or 1 bytes per component, on the heap or in the mapped files alike.
+enum Arena {
+    Float32(Rows<f32>),
+    Float16(Rows<u16>),
+    Uint8(Rows<u8>),
+}
+
+/// Runs `$body` with `$rows` bound to the arena's rows, whatever their element type.
+macro_rules! with_rows {
+    ($arena:expr, $rows:ident => $body:expr) => {
+        match $arena {
+            Arena::Float32($rows) => $body,
+            Arena::Float16($rows) => $body,
+            Arena::Uint8($rows) => $body,
+        }
+    };
+}
+
+impl Arena {
+    fn new(datatype: Datatype, dimension: usize, directory: Option<std::path::PathBuf>) -> Arena {
+        fn rows<T: crate::rows::Zeroable>(dimension: usize, directory: Option<std::path::PathBuf>) -> Rows<T> {
+            match directory {
+                Some(directory) => Rows::mapped(dimension, directory),
+                None => Rows::new(dimension),
+            }
+        }
+        match datatype {
+            Datatype::Float32 => Arena::Float32(rows(dimension, directory)),
+            Datatype::Float16 => Arena::Float16(rows(dimension, directory)),
+            Datatype::Uint8 => Arena::Uint8(rows(dimension, directory)),
+        }
+    }
+
+    #[inline(always)]
+    fn row(&self, row: usize) -> Row<'_> {
+        match self {
+            Arena::Float32(rows) => Row::F32(rows.row(row)),
+            Arena::Float16(rows) => Row::F16(rows.row(row)),
+            Arena::Uint8(rows) => Row::U8(rows.row(row)),
+        }
+    }
+
+    /// Writes a fresh row (see `VectorStore::put` for why this is sound).
+    fn write(&self, row: usize, vector: &[f32]) {
+        // SAFETY (all arms): row `row` is fresh: no slot points to it yet, so nobody reads it.
+        match self {
+            Arena::Float32(rows) => unsafe { rows.row_mut(row) }.copy_from_slice(vector),
+            Arena::Float16(rows) => {
+                for (target, value) in unsafe { rows.row_mut(row) }.iter_mut().zip(vector) {
+                    *target = f16_from_f32(*value);
+                }
+            }
+            Arena::Uint8(rows) => {
+                // Values were checked to be integers 0..=255 (Datatype::refusal); the cast
+                // saturates anyway, so a missed check cannot write garbage.
+                for (target, value) in unsafe { rows.row_mut(row) }.iter_mut().zip(vector) {
+                    *target = *value as u8;
+                }
+            }
+        }
+    }
+}
+
 pub struct VectorStore {
     dimension: usize,
+    datatype: Datatype,
     space: Space,
     link_space: Space,
-    arena: Rows<f32>,
+    arena: Arena,
     slots: Rows<AtomicU32>,
     /// Rows handed out; written only by the single writer (the caller holds the write gate).
     next_row: AtomicU32,
@@ -38,18 +105,24 @@ pub struct VectorStore {
 
 impl VectorStore {
     pub fn new(dimension: usize, space: Space) -> VectorStore {
-        VectorStore::with_arena(dimension, space, Rows::new(dimension))
+        VectorStore::with_arena(dimension, space, Arena::new(Datatype::Float32, dimension, None), Datatype::Float32)
     }
 
     /// A store whose vectors live in memory-mapped files in `directory` (`on_disk`: mapped.rs);
     /// the slot table stays on the heap.
     pub fn on_disk(dimension: usize, space: Space, directory: std::path::PathBuf) -> VectorStore {
-        VectorStore::with_arena(dimension, space, Rows::mapped(dimension, directory))
+        VectorStore::typed(dimension, space, Datatype::Float32, Some(directory))
     }
 
-    fn with_arena(dimension: usize, space: Space, arena: Rows<f32>) -> VectorStore {
+    /// A store of `datatype` rows, mapped in `directory` when given (`on_disk`).
+    pub fn typed(dimension: usize, space: Space, datatype: Datatype, directory: Option<std::path::PathBuf>) -> VectorStore {
+        VectorStore::with_arena(dimension, space, Arena::new(datatype, dimension, directory), datatype)
+    }
+
+    fn with_arena(dimension: usize, space: Space, arena: Arena, datatype: Datatype) -> VectorStore {
         VectorStore {
             dimension,
+            datatype,
             space,
             link_space: space.link_space(),
             arena,
@@ -59,6 +132,10 @@ impl VectorStore {
             live: AtomicUsize::new(0),
             deleted: AtomicUsize::new(0),
         }
+    }
+
+    pub fn datatype(&self) -> Datatype {
+        self.datatype
     }
 
     pub fn dimension(&self) -> usize {
@@ -79,7 +156,7 @@ impl VectorStore {
     /// them, so their loads overlap instead of stalling one after another.
     /// Returns the vector and whether the slot is live, from one slot-table read.
     #[inline(always)]
-    pub fn prefetch(&self, slot: u32) -> Option<(&[f32], bool)> {
+    pub fn prefetch(&self, slot: u32) -> Option<(Row<'_>, bool)> {
         let entry = self.entry(slot);
         if entry == 0 {
             return None;
@@ -88,7 +165,7 @@ impl VectorStore {
         #[cfg(target_arch = "x86_64")]
         // SAFETY: prefetch is a hint; the address is a valid row.
         unsafe {
-            std::arch::x86_64::_mm_prefetch(vector.as_ptr() as *const i8, std::arch::x86_64::_MM_HINT_T0);
+            std::arch::x86_64::_mm_prefetch(vector.bytes().0 as *const i8, std::arch::x86_64::_MM_HINT_T0);
         }
         Some((vector, entry & DELETED == 0))
     }
@@ -130,7 +207,7 @@ impl VectorStore {
 
     /// The vector of a live slot (None for empty and deleted ones), from one slot-table read.
     #[inline(always)]
-    pub fn live_vector(&self, slot: u32) -> Option<&[f32]> {
+    pub fn live_vector(&self, slot: u32) -> Option<Row<'_>> {
         let entry = self.entry(slot);
         if entry == 0 || entry & DELETED != 0 {
             return None;
@@ -140,7 +217,7 @@ impl VectorStore {
 
     /// The vector of a live or deleted slot (deleted ones are still walked through).
     #[inline(always)]
-    pub fn vector(&self, slot: u32) -> Option<&[f32]> {
+    pub fn vector(&self, slot: u32) -> Option<Row<'_>> {
         let entry = self.entry(slot);
         if entry == 0 {
             return None;
@@ -165,8 +242,52 @@ impl VectorStore {
     }
 
     /// The vector in arena row `row` (< `next_row()`), published or replaced.
-    pub fn row_vector(&self, row: u32) -> &[f32] {
+    pub fn row_vector(&self, row: u32) -> Row<'_> {
         self.arena.row(row as usize)
+    }
+
+    /// A stored row as a float32 vector that compares with other rows the way a prepared query
+    /// does: the row itself for float32 (no copy), decoded for float16, decoded and scaled to
+    /// unit length for uint8 under Cosine (uint8 rows are stored unscaled). Used where a row
+    /// plays the query: graph construction, MMR, quantizer training.
+    pub fn comparable<'a>(&self, row: Row<'a>) -> Cow<'a, [f32]> {
+        match row {
+            Row::F32(values) => Cow::Borrowed(values),
+            other => {
+                let mut decoded = other.to_vec();
+                if matches!(other, Row::U8(_)) {
+                    self.space.prepare(&mut decoded);
+                }
+                Cow::Owned(decoded)
+            }
+        }
+    }
+
+    /// `comparable` of the row `put(slot, prepared)` would write, before writing it: the
+    /// values rounded to the element type (quantization codes are built from these).
+    pub fn comparable_of_prepared<'a>(&self, prepared: &'a [f32]) -> Cow<'a, [f32]> {
+        match self.datatype {
+            Datatype::Float32 => Cow::Borrowed(prepared),
+            Datatype::Float16 => {
+                Cow::Owned(prepared.iter().map(|value| crate::distance::row::f32_from_f16(f16_from_f32(*value))).collect())
+            }
+            Datatype::Uint8 => {
+                let mut scaled = prepared.to_vec();
+                self.space.prepare(&mut scaled);
+                Cow::Owned(scaled)
+            }
+        }
+    }
+
+    /// `comparable` of a live or deleted slot's vector.
+    #[inline(always)]
+    pub fn comparable_vector(&self, slot: u32) -> Option<Cow<'_, [f32]>> {
+        self.vector(slot).map(|row| self.comparable(row))
+    }
+
+    /// `comparable` of arena row `row`.
+    pub fn comparable_row(&self, row: u32) -> Cow<'_, [f32]> {
+        self.comparable(self.row_vector(row))
     }
 
     /// Distance from `query` to `slot`'s vector; the slot must hold one.
@@ -197,21 +318,21 @@ impl VectorStore {
 
     /// Heap bytes: the arena (unless mapped) and the slot table.
     pub fn memory_bytes(&self) -> usize {
-        self.arena.allocated_bytes() + self.slots.allocated_bytes()
+        with_rows!(&self.arena, rows => rows.allocated_bytes()) + self.slots.allocated_bytes()
     }
 
     /// Bytes of the memory-mapped arena (`on_disk`), 0 when the vectors are on the heap.
     pub fn mapped_bytes(&self) -> usize {
-        self.arena.mapped_bytes()
+        with_rows!(&self.arena, rows => rows.mapped_bytes())
     }
 
     /// The part of the mapped arena in RAM now (O(pages): monitoring only).
     pub fn mapped_resident_bytes(&self) -> usize {
-        self.arena.mapped_resident_bytes()
+        with_rows!(&self.arena, rows => rows.mapped_resident_bytes())
     }
 
     pub fn is_on_disk(&self) -> bool {
-        self.arena.is_mapped()
+        with_rows!(&self.arena, rows => rows.is_mapped())
     }
 
     /// Makes room for `rows` more rows before a batch writes any, so a failure to map a
@@ -228,8 +349,8 @@ impl VectorStore {
         // One step per segment from the next row's to the last row's (at most 32).
         let mut row = next;
         while row <= last {
-            self.arena.try_ensure(row)?;
-            row = self.arena.segment_end(row);
+            with_rows!(&self.arena, rows => rows.try_ensure(row))?;
+            row = with_rows!(&self.arena, rows => rows.segment_end(row));
         }
         Ok(())
     }
@@ -240,9 +361,8 @@ impl VectorStore {
         debug_assert_eq!(vector.len(), self.dimension);
         let row = self.next_row.load(Ordering::Relaxed);
         assert!(row < MAX_ROWS, "vector arena is full");
-        self.arena.ensure(row as usize);
-        // SAFETY: row `row` is fresh: no slot points to it yet, so nobody else can read it.
-        unsafe { self.arena.row_mut(row as usize) }.copy_from_slice(vector);
+        with_rows!(&self.arena, rows => rows.ensure(row as usize));
+        self.arena.write(row as usize, vector);
         self.next_row.store(row + 1, Ordering::Release);
         self.slots.ensure(slot as usize);
         let previous = self.slots.row(slot as usize)[0].swap(row + 1, Ordering::AcqRel);
@@ -286,9 +406,22 @@ impl VectorStore {
         self.delete(slot);
     }
 
-    /// Prepares a caller's vector for this metric (Cosine: unit length).
+    /// Prepares a caller's query for this metric (Cosine: unit length).
     pub fn prepare(&self, vector: &mut [f32]) {
         self.space.prepare(vector);
+    }
+
+    /// Prepares a caller's vector for storage: as a query, except that uint8 rows keep their
+    /// integers (their Cosine kernel divides by the row's norm instead).
+    pub fn prepare_row(&self, vector: &mut [f32]) {
+        if self.datatype != Datatype::Uint8 {
+            self.space.prepare(vector);
+        }
+    }
+
+    /// Why `value` cannot be stored in this store, if it cannot (`Datatype::refusal`).
+    pub fn refusal(&self, value: f32) -> Option<&'static str> {
+        self.datatype.refusal(value)
     }
 }
 
@@ -302,12 +435,12 @@ mod tests {
         let store = VectorStore::new(2, Space::new(Metric::Dot));
         assert_eq!(store.put(5, &[1.0, 2.0]), SlotState::Empty);
         assert_eq!(store.put(5, &[3.0, 4.0]), SlotState::Live);
-        assert_eq!(store.vector(5), Some(&[3.0f32, 4.0][..]));
+        assert_eq!(store.vector(5).map(|row| row.to_vec()), Some(vec![3.0f32, 4.0]));
         assert_eq!((store.live_count(), store.garbage_rows(), store.slot_bound()), (1, 1, 6));
         assert!(store.delete(5));
         assert!(!store.delete(5));
         assert_eq!(store.state(5), SlotState::Deleted);
-        assert_eq!(store.vector(5), Some(&[3.0f32, 4.0][..]));
+        assert_eq!(store.vector(5).map(|row| row.to_vec()), Some(vec![3.0f32, 4.0]));
         assert_eq!(store.put(5, &[5.0, 6.0]), SlotState::Deleted);
         assert_eq!((store.live_count(), store.deleted_count()), (1, 0));
         assert_eq!(store.state(4), SlotState::Empty);

@@ -11,6 +11,7 @@ use crate::result_bytes::ResultBytes;
 use crate::tasks::{self, run_file_job, run_waiting, Queries, SearchRequest, SlotWork};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
+use quiver_core::distance::Datatype;
 use quiver_core::quantization::QuantizationConfig;
 use quiver_core::{IndexParams, Metric, QuantizationSearch, VectorIndex, VectorStorage};
 use std::path::PathBuf;
@@ -100,6 +101,14 @@ fn parse_metric(distance: &str) -> Result<Metric> {
     Metric::parse(distance).ok_or_else(|| invalid(format!("distance must be Cosine, Dot, Euclid or Manhattan, got {distance:?}")))
 }
 
+/// `datatype` of docs/api.md §21; none is float32.
+fn parse_datatype(name: Option<&str>) -> Result<Datatype> {
+    match name {
+        None => Ok(Datatype::Float32),
+        Some(name) => Datatype::parse(name).ok_or_else(|| invalid(format!("datatype must be float32, float16 or uint8, got {name:?}"))),
+    }
+}
+
 fn ensure_integer(name: &str, value: f64) -> Result<u64> {
     if value.is_finite() && value >= 0.0 && value.fract() == 0.0 && value <= 9_007_199_254_740_991.0 {
         Ok(value as u64)
@@ -124,6 +133,7 @@ impl NativeVectorIndex {
         indexing_threads: u32,
         completions: &CompletionChannel,
         on_disk_directory: Option<String>,
+        datatype: Option<String>,
     ) -> Result<NativeVectorIndex> {
         let params = IndexParams {
             dimension: dimension as usize,
@@ -132,6 +142,7 @@ impl NativeVectorIndex {
             ef_construct: ef_construct as usize,
             full_scan_threshold: full_scan_threshold as usize,
             indexing_threads: indexing_threads as usize,
+            datatype: parse_datatype(datatype.as_deref())?,
         };
         let index = VectorIndex::with_storage(params, storage_of(on_disk_directory)).map_err(from_kernel)?;
         let native = NativeVectorIndex::wrap(Arc::new(index), 0, String::new(), completions.channel());
@@ -176,6 +187,12 @@ impl NativeVectorIndex {
     #[napi(getter)]
     pub fn dimension(&self) -> Result<u32> {
         Ok(self.index()?.dimension() as u32)
+    }
+
+    /// The stored element type: float32, float16 or uint8.
+    #[napi(getter)]
+    pub fn datatype(&self) -> Result<&'static str> {
+        Ok(self.index()?.params().datatype.name())
     }
 
     #[napi(getter)]

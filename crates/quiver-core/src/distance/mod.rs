@@ -6,13 +6,22 @@
 //! negated dot product, Euclid: the squared L2 distance, Manhattan: L1); `Space::score` turns
 //! it into the wire convention of docs/api.md §4.4 once per returned hit.
 
+pub mod compact;
+pub mod row;
 pub mod scalar;
 
 #[cfg(target_arch = "x86_64")]
 mod x86;
+#[cfg(target_arch = "x86_64")]
+mod x86_compact;
 
 #[cfg(target_arch = "aarch64")]
 mod neon;
+#[cfg(target_arch = "aarch64")]
+mod neon_compact;
+
+pub use compact::CompactKernels;
+pub use row::{Datatype, Row};
 
 /// A kernel over two equal-length slices.
 pub type Kernel = fn(&[f32], &[f32]) -> f32;
@@ -113,6 +122,18 @@ impl InstructionSet {
             _ => None,
         }
     }
+
+    /// The float16 / uint8 kernels for this instruction set (compact.rs); the scalar twins
+    /// where it has none of its own. Only asked of a set `kernels` accepted.
+    pub fn compact_kernels(self) -> CompactKernels {
+        match self {
+            #[cfg(target_arch = "x86_64")]
+            InstructionSet::Avx2Fma | InstructionSet::Avx512 if x86_compact::available() => x86_compact::AVX2,
+            #[cfg(target_arch = "aarch64")]
+            InstructionSet::Neon => neon_compact::NEON,
+            _ => compact::SCALAR,
+        }
+    }
 }
 
 /// Every instruction set usable on this CPU, slowest first.
@@ -140,6 +161,10 @@ pub struct Space {
     kernel: Kernel,
     negate: bool,
     l2_kernel: Kernel,
+    /// The same metric for float16 and uint8 rows (compact.rs), and their L2 for `link_space`.
+    half_kernel: compact::HalfKernel,
+    byte_kernel: compact::ByteKernel,
+    compact: CompactKernels,
 }
 
 impl Space {
@@ -149,11 +174,14 @@ impl Space {
 
     pub fn with_instruction_set(metric: Metric, set: InstructionSet) -> Space {
         let kernels = set.kernels().unwrap_or(SCALAR);
-        match metric {
-            Metric::Cosine | Metric::Dot => Space { metric, kernel: kernels.dot, negate: true, l2_kernel: kernels.l2_squared },
-            Metric::Euclid => Space { metric, kernel: kernels.l2_squared, negate: false, l2_kernel: kernels.l2_squared },
-            Metric::Manhattan => Space { metric, kernel: kernels.l1, negate: false, l2_kernel: kernels.l2_squared },
-        }
+        let compact = if set.kernels().is_some() { set.compact_kernels() } else { compact::SCALAR };
+        let (kernel, half_kernel, byte_kernel, negate) = match metric {
+            Metric::Cosine => (kernels.dot, compact.dot_f16, compact.cosine_u8, true),
+            Metric::Dot => (kernels.dot, compact.dot_f16, compact.dot_u8, true),
+            Metric::Euclid => (kernels.l2_squared, compact.l2_squared_f16, compact.l2_squared_u8, false),
+            Metric::Manhattan => (kernels.l1, compact.l1_f16, compact.l1_u8, false),
+        };
+        Space { metric, kernel, negate, l2_kernel: kernels.l2_squared, half_kernel, byte_kernel, compact }
     }
 
     /// The space the graph is linked in. Inner product is no metric (a vector is not its own
@@ -161,15 +189,28 @@ impl Space {
     /// distance, which keeps it navigable, and searched by dot product.
     pub fn link_space(&self) -> Space {
         match self.metric {
-            Metric::Dot => Space { metric: Metric::Euclid, kernel: self.l2_kernel, negate: false, l2_kernel: self.l2_kernel },
+            Metric::Dot => Space {
+                metric: Metric::Euclid,
+                kernel: self.l2_kernel,
+                negate: false,
+                half_kernel: self.compact.l2_squared_f16,
+                byte_kernel: self.compact.l2_squared_u8,
+                ..*self
+            },
             _ => *self,
         }
     }
 
     /// Internal distance: smaller is better for every metric.
+    /// `left` is a prepared float32 query; `right` a float32 slice or a stored row of any
+    /// element type (a float32 slice resolves to the float32 kernel at compile time).
     #[inline(always)]
-    pub fn distance(&self, left: &[f32], right: &[f32]) -> f32 {
-        let value = (self.kernel)(left, right);
+    pub fn distance<'a>(&self, left: &[f32], right: impl Into<Row<'a>>) -> f32 {
+        let value = match right.into() {
+            Row::F32(right) => (self.kernel)(left, right),
+            Row::F16(right) => (self.half_kernel)(left, right),
+            Row::U8(right) => (self.byte_kernel)(left, right),
+        };
         if self.negate {
             -value
         } else {

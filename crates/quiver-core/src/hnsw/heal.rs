@@ -28,7 +28,7 @@ impl Graph {
             if is_gone(slot) {
                 continue;
             }
-            let Some(base) = store.vector(slot) else { continue };
+            let Some(base) = store.comparable_vector(slot) else { continue };
             for level in 0..=top {
                 self.read_links(slot, level, &mut links);
                 if !links.iter().any(|link| is_gone(*link)) {
@@ -43,7 +43,7 @@ impl Graph {
                 candidates.dedup();
                 let mut scored: Vec<Neighbor> = candidates
                     .iter()
-                    .map(|candidate| Neighbor { distance: store.distance_in(store.link_space(), base, *candidate), slot: *candidate })
+                    .map(|candidate| Neighbor { distance: store.distance_in(store.link_space(), &base, *candidate), slot: *candidate })
                     .collect();
                 scored.sort_unstable();
                 let kept: Vec<u32> =

@@ -15,9 +15,10 @@ impl Graph {
             if selected.len() >= limit {
                 break;
             }
-            let Some(vector) = store.vector(candidate.slot) else { continue };
+            // Row to row: the candidate plays the query (borrowed as is for float32 rows).
+            let Some(vector) = store.comparable_vector(candidate.slot) else { continue };
             let diverse = selected.iter().all(|kept| match store.vector(kept.slot) {
-                Some(kept_vector) => store.link_space().distance(vector, kept_vector) >= candidate.distance,
+                Some(kept_vector) => store.link_space().distance(&vector, kept_vector) >= candidate.distance,
                 None => true,
             });
             if diverse {
@@ -31,7 +32,8 @@ impl Graph {
     /// threads at once for different slots. Calling it again for a slot already in the graph
     /// re-links it with its current vector (a re-upsert), keeping its level.
     pub fn insert(&self, store: &VectorStore, slot: u32) {
-        let Some(vector) = store.vector(slot) else { return };
+        let Some(vector) = store.comparable_vector(slot) else { return };
+        let vector: &[f32] = &vector;
         let drawn = self.random_level();
         let (level, relinking) = self.add_node(slot, drawn);
 
@@ -124,13 +126,13 @@ impl Graph {
 
     /// Links `orphan` from its nearest current neighbour (other than `excluded`) at `level`.
     fn reattach(&self, store: &VectorStore, orphan: u32, excluded: u32, level: usize) {
-        let Some(base) = store.vector(orphan) else { return };
+        let Some(base) = store.comparable_vector(orphan) else { return };
         let mut links = Vec::new();
         self.read_links(orphan, level, &mut links);
         let nearest = links
             .iter()
             .filter(|link| **link != excluded && store.is_live(**link))
-            .map(|link| Neighbor { distance: store.distance_in(store.link_space(), base, *link), slot: *link })
+            .map(|link| Neighbor { distance: store.distance_in(store.link_space(), &base, *link), slot: *link })
             .min();
         if let Some(nearest) = nearest {
             self.connect(store, nearest.slot, orphan, nearest.distance, level);
@@ -152,12 +154,12 @@ impl Graph {
             row[0].store(count as u32 + 1, Ordering::Release);
             return;
         }
-        let Some(base) = store.vector(from) else { return };
+        let Some(base) = store.comparable_vector(from) else { return };
         let mut candidates: Vec<Neighbor> = Vec::with_capacity(count + 1);
         candidates.push(Neighbor { distance, slot: to });
         for cell in &row[1..=count] {
             let slot = cell.load(Ordering::Relaxed);
-            candidates.push(Neighbor { distance: store.distance_in(store.link_space(), base, slot), slot });
+            candidates.push(Neighbor { distance: store.distance_in(store.link_space(), &base, slot), slot });
         }
         candidates.sort_unstable();
         let kept = self.select_neighbors(store, &candidates, capacity);

@@ -73,7 +73,7 @@ impl Graph {
         }
         let mut worst = if results.len() >= ef { results.peek().map_or(f32::INFINITY, |n| n.distance) } else { f32::INFINITY };
         // A node's unvisited neighbours are gathered and prefetched first, then scored.
-        let mut fresh: Vec<(u32, &[f32], bool)> = Vec::with_capacity(self.params.m0);
+        let mut fresh: Vec<(u32, crate::distance::Row<'_>, bool)> = Vec::with_capacity(self.params.m0);
         while let Some(Reverse(candidate)) = candidates.pop() {
             if candidate.distance > worst {
                 break;

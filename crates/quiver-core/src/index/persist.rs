@@ -4,7 +4,7 @@
 
 use super::{lock_mutex, IndexParams, VectorIndex};
 use crate::checkpoint::{self, Decoder, Encoder, FORMAT_VERSION, MAGIC};
-use crate::distance::Metric;
+use crate::distance::{Datatype, Metric};
 use crate::error::{KernelError, KernelResult};
 use crate::store::SlotState;
 use std::io::Write;
@@ -40,6 +40,7 @@ impl VectorIndex {
             checkpoint::write_binding(encoder, binding)?;
             encoder.u32(params.dimension as u32)?;
             encoder.u8(params.metric.code())?;
+            encoder.u8(params.datatype.code())?;
             encoder.u32(params.m as u32)?;
             encoder.u32(params.ef_construct as u32)?;
             encoder.u32(params.full_scan_threshold.min(u32::MAX as usize) as u32)?;
@@ -62,14 +63,16 @@ impl VectorIndex {
 
     fn write_slot<W: Write>(&self, encoder: &mut Encoder<W>, slot: u32) -> std::io::Result<()> {
         let store = &self.shared.store;
+        // Rows are written as their float32 values whatever the datatype: every float16 and
+        // uint8 value is exactly a float32, so loading re-encodes them bit for bit.
         match (store.state(slot), store.vector(slot)) {
             (SlotState::Live, Some(vector)) => {
                 encoder.u8(1)?;
-                encoder.f32s(vector)
+                encoder.f32s(&vector.to_vec())
             }
             (SlotState::Deleted, Some(vector)) => {
                 encoder.u8(2)?;
-                encoder.f32s(vector)
+                encoder.f32s(&vector.to_vec())
             }
             _ => encoder.u8(0),
         }
@@ -96,6 +99,13 @@ impl VectorIndex {
         let dimension = decoder.u32()? as usize;
         let metric_code = decoder.u8()?;
         let metric = Metric::from_code(metric_code).ok_or_else(|| KernelError::corrupt(format!("unknown metric code {metric_code}")))?;
+        // Version 3 added the datatype; older checkpoints are float32.
+        let datatype = if version >= 3 {
+            let code = decoder.u8()?;
+            Datatype::from_code(code).ok_or_else(|| KernelError::corrupt(format!("unknown datatype code {code}")))?
+        } else {
+            Datatype::Float32
+        };
         let params = IndexParams {
             dimension,
             metric,
@@ -103,6 +113,7 @@ impl VectorIndex {
             ef_construct: decoder.u32()? as usize,
             full_scan_threshold: decoder.u32()? as usize,
             indexing_threads: decoder.u32()? as usize,
+            datatype,
         };
         params.validate().map_err(|error| KernelError::corrupt(format!("stored parameters are invalid: {}", error.message)))?;
         let last_operation_id = decoder.u64()?;

@@ -95,7 +95,8 @@ impl Shared {
         for slot in 0..self.store.slot_bound() {
             if let Some(vector) = self.store.live_vector(slot) {
                 if seen.is_multiple_of(stride) {
-                    samples.extend_from_slice(vector);
+                    // Codes come from the decoded values (float16, uint8: docs/api.md §21).
+                    samples.extend_from_slice(&self.store.comparable(vector));
                 }
                 seen += 1;
             }
@@ -117,7 +118,7 @@ impl Shared {
             if row % 4096 == 0 && (self.pending.is_shut_down() || !self.is_building(quantized)) {
                 return;
             }
-            quantized.encode_row(row, self.store.row_vector(row));
+            quantized.encode_row(row, &self.store.comparable_row(row));
         }
         let mut state = write(&self.quantization);
         if state.building.as_ref().is_some_and(|building| Arc::ptr_eq(building, quantized)) {

@@ -51,8 +51,11 @@ impl VectorIndex {
             return Err(KernelError::invalid(format!("limit must be at most {MAX_K}, got {limit}")));
         }
         let store = &self.shared.store;
-        let (positions, rows): (Vec<u32>, Vec<&[f32]>) =
-            (0u32..).zip(slots).filter_map(|(position, slot)| store.live_vector(*slot).map(|vector| (position, vector))).unzip();
+        let (positions, rows): (Vec<u32>, Vec<std::borrow::Cow<'_, [f32]>>) = (0u32..)
+            .zip(slots)
+            .filter_map(|(position, slot)| store.live_vector(*slot).map(|vector| (position, store.comparable(vector))))
+            .unzip();
+        let rows: Vec<&[f32]> = rows.iter().map(|row| &**row).collect();
         Ok(mmr::select(store.space(), &prepared, &rows, lambda, limit).into_iter().map(|picked| positions[picked]).collect())
     }
 }
