@@ -443,6 +443,15 @@ impl VectorIndex {
         top.into_sorted()
     }
 
+    /// What the two-hop walk does for one query (graph part only, query as stored, e.g. not
+    /// normalised): for calibrating the planner (examples/calibrate_filter.rs), never a search.
+    pub fn two_hop_walk_counts(&self, query: &[f32], k: usize, ef: usize, allowed: AllowedSlots<'_>) -> WalkCounts {
+        let mut counts = WalkCounts::default();
+        let accept = |slot: u32| allowed.contains(slot);
+        self.shared.graph.search_filtered(&self.shared.store, query, k, ef.max(k), &accept, &mut counts);
+        counts
+    }
+
     /// The exact answer, whatever the parameters say: the oracle for recall tests.
     pub fn search_exact(&self, query: &[f32], k: usize, allowed: Option<AllowedSlots<'_>>) -> KernelResult<Vec<Hit>> {
         self.search(query, k, &SearchParams { ef: None, exact: true, allowed, ..SearchParams::default() })

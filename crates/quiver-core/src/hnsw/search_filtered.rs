@@ -91,19 +91,21 @@ impl Graph {
             counts.links_read += count;
             fresh.clear();
             failing.clear();
+            // Allowed neighbours met, visited or not: the candidate's neighbourhood in the
+            // allowed subgraph. Counting only unvisited ones would send every step through
+            // all failing neighbours once the region around the query is explored.
+            let mut met = 0usize;
             for cell in &row[1..=count] {
                 let slot = cell.load(Ordering::Relaxed);
-                if visited.contains(slot) {
-                    continue;
-                }
                 if accept(slot) {
+                    met += 1;
                     self.gather(store, slot, visited, &mut fresh);
                 } else {
                     failing.push(slot);
                 }
             }
             for &through in &failing {
-                if fresh.len() >= wanted {
+                if met >= wanted {
                     break;
                 }
                 let Some(row) = self.links(through, 0) else { continue };
@@ -111,9 +113,10 @@ impl Graph {
                 counts.links_read += count;
                 for cell in &row[1..=count] {
                     let slot = cell.load(Ordering::Relaxed);
-                    if accept(slot) && !visited.contains(slot) {
+                    if accept(slot) {
+                        met += 1;
                         self.gather(store, slot, visited, &mut fresh);
-                        if fresh.len() >= wanted {
+                        if met >= wanted {
                             break;
                         }
                     }

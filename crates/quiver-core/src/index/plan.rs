@@ -18,19 +18,24 @@ pub enum FilterStrategy {
     TwoHopWalk,
 }
 
-/// Exact scan: a sequential pass over the allowed rows (bitset walk, slot table, one distance).
-const SCAN_NS_PER_POINT: f64 = 12.0;
-const SCAN_NS_PER_DIMENSION: f64 = 0.07;
-/// Filtered walk: each scored node costs a random row read plus heap work; each link cell read
-/// one bitset and one visited test.
-const WALK_NS_PER_SCORED: f64 = 60.0;
-const WALK_NS_PER_DIMENSION: f64 = 0.09;
-const WALK_NS_PER_LINK: f64 = 2.0;
-/// Nodes expanded per unit of ef, and the share of a step's gathered nodes still unvisited
-/// (measured averages of the filtered walk on clustered data, see the calibration example).
-const WALK_STEPS_PER_EF: f64 = 1.6;
-const WALK_FRESH_SHARE: f64 = 0.45;
-/// Below this share of the graph allowed, the two-hop walk is not used.
+// Measured with examples/calibrate_filter.rs on 30k x 128 and 20k x 768 clustered Euclid data,
+// ef 64, m0 32 (docs/architecture.md §19 has the figures): per-query time against the counts
+// the walk reports (`WalkCounts`) and the allowed count for the scan, fitted by hand. The
+// machine was loaded during calibration, which scales every constant alike.
+
+/// Exact scan, per allowed point: the bitset walk and slot lookup, then a sequential row read
+/// (memory-bound at large dimensions).
+const SCAN_NS_PER_POINT: f64 = 40.0;
+const SCAN_NS_PER_DIMENSION: f64 = 0.5;
+/// Walks, per scored node: a random row read, the distance, heap work.
+const WALK_NS_PER_SCORED: f64 = 300.0;
+const WALK_NS_PER_DIMENSION: f64 = 0.9;
+/// Two-hop walk, per link cell read: a bitset test and a visited test (plus, once per row,
+/// the row's cache miss, spread over its cells).
+const WALK_NS_PER_LINK: f64 = 19.0;
+/// Below this share of the graph allowed, the two-hop walk is not used: the allowed nodes
+/// reachable in two hops are too few to keep it connected (recall drops under 0.95 at 1-2%
+/// in the calibration runs), and the plain walk or the scan serve better.
 pub const TWO_HOP_MIN_SELECTIVITY: f64 = 0.05;
 
 /// What the planner knows about one filtered search.
@@ -44,38 +49,39 @@ pub struct PlanInput {
     pub ef: usize,
 }
 
+impl PlanInput {
+    fn selectivity(&self) -> f64 {
+        (self.allowed as f64 / self.graph_nodes.max(1) as f64).clamp(1e-9, 1.0)
+    }
+
+    fn per_scored(&self) -> f64 {
+        WALK_NS_PER_SCORED + WALK_NS_PER_DIMENSION * self.dimension as f64
+    }
+}
+
 /// Expected cost of scanning every allowed slot.
 pub fn scan_cost(input: &PlanInput) -> f64 {
     input.allowed as f64 * (SCAN_NS_PER_POINT + SCAN_NS_PER_DIMENSION * input.dimension as f64)
 }
 
-/// Expected cost of the filtered walk: ~ef steps, each reading the candidate's links and, when
-/// too few pass, the second hop through failing neighbours until m0 allowed are gathered, then
-/// scoring the gathered nodes not seen before. Never more scoring than there are allowed slots.
+/// Expected cost of the two-hop walk. Measured: it scores about ef·(1 + s·m0/4) nodes and
+/// expands about ef candidates, each reading its own links and, while fewer than m0 allowed
+/// neighbours are met, the links of failing neighbours — about min((1-s)·m0, (1-s)/s) of them.
 pub fn walk_cost(input: &PlanInput) -> f64 {
-    let nodes = input.graph_nodes.max(1) as f64;
-    let selectivity = (input.allowed as f64 / nodes).clamp(1e-9, 1.0);
-    let m0 = input.m0 as f64;
-    let steps = WALK_STEPS_PER_EF * input.ef as f64;
-    // One hop finds selectivity·m0 allowed; each failing neighbour passed through adds
-    // selectivity·m0 more, and the walk stops passing through once m0 are gathered.
-    let one_hop = selectivity * m0;
-    let passes = ((m0 - one_hop) / one_hop).clamp(0.0, (1.0 - selectivity) * m0);
-    let gathered = (one_hop * (1.0 + passes)).min(m0);
-    let links = steps * m0 * (1.0 + passes);
-    let scored = (steps * gathered * WALK_FRESH_SHARE).min(input.allowed as f64);
-    scored * (WALK_NS_PER_SCORED + WALK_NS_PER_DIMENSION * input.dimension as f64) + links * WALK_NS_PER_LINK
+    let selectivity = input.selectivity();
+    let (ef, m0) = (input.ef as f64, input.m0 as f64);
+    let scored = (ef * (1.0 + selectivity * m0 / 4.0)).min(input.allowed as f64);
+    let passes = ((1.0 - selectivity) * m0).min((1.0 - selectivity) / selectivity);
+    let links = ef * m0 * (1.0 + passes);
+    scored * input.per_scored() + links * WALK_NS_PER_LINK
 }
 
 /// Expected cost of the plain walk: it scores every node it passes and stops only once `ef`
-/// allowed ones are found, so with selectivity s it scores about ef·m0·share/s nodes.
+/// allowed ones are found. Measured: about ef·(1 + m0/4) / s^0.65 nodes, at most the graph.
 pub fn plain_walk_cost(input: &PlanInput) -> f64 {
-    let nodes = input.graph_nodes.max(1) as f64;
-    let selectivity = (input.allowed as f64 / nodes).clamp(1e-9, 1.0);
-    let steps = WALK_STEPS_PER_EF * input.ef as f64 / selectivity;
-    let scored = (steps * input.m0 as f64 * WALK_FRESH_SHARE).min(nodes);
-    let links = (steps * input.m0 as f64).min(nodes * input.m0 as f64);
-    scored * (WALK_NS_PER_SCORED + WALK_NS_PER_DIMENSION * input.dimension as f64) + links * WALK_NS_PER_LINK
+    let (ef, m0) = (input.ef as f64, input.m0 as f64);
+    let scored = (ef * (1.0 + m0 / 4.0) / input.selectivity().powf(0.65)).min(input.graph_nodes as f64);
+    scored * input.per_scored()
 }
 
 /// The strategy with the lowest expected cost (never `Auto`). The two-hop walk is only
