@@ -221,7 +221,7 @@ async function main(): Promise<void> {
       console.log(lines.join('\n') + '\n');
     }
     if (filtered) {
-      const lines = await runFiltered(dataset, quick ? [16, 64] : [16, 32, 64, 128, 256], passes);
+      const lines = await runFiltered(dataset, quick ? [16, 64] : [16, 32, 64, 128], 2);
       output.push(...lines, '');
       console.log(lines.join('\n') + '\n');
     }
