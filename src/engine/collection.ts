@@ -348,7 +348,7 @@ export class Collection {
 
   /** `options`, made exact while the indexing threshold keeps the graph out of use. */
   private withThreshold(vectorName: string, index: VectorIndex, options: SearchOptions): SearchOptions {
-    if (options.exact === true || graphInUse(this.currentConfig, vectorName, index.stats().count)) return options;
+    if (options.exact === true || graphInUse(this.currentConfig, vectorName, index.liveCount())) return options;
     return { ...options, exact: true };
   }
 

@@ -57,6 +57,7 @@ export interface NativeVectorIndexHandle {
   vectors(slots: Uint32Array): Float32Array;
   has(slot: number): boolean;
   stats(): VectorIndexStats;
+  liveCount(): number;
   memoryReport(): KernelMemoryReport;
   waitIndexed(): Promise<void>;
   save(path: string, lastOperationId: number, binding?: string): Promise<void>;

@@ -126,6 +126,8 @@ export interface VectorIndex {
   /** Whether `slot` holds a live vector. */
   has(slot: number): boolean;
   stats(): VectorIndexStats;
+  /** Live vectors (`stats().count`) from one atomic read: for per-search checks. */
+  liveCount(): number;
   /** Heap, mapped and mapped-in-RAM bytes; O(pages) of the mapped files, so for monitoring only. */
   memoryReport(): KernelMemoryReport;
   /**

@@ -145,4 +145,13 @@ describe('vector index graph', () => {
     expect(index.stats().memoryBytes).toBeGreaterThan(2000 * 32 * 4);
     index.close();
   });
+
+  it('liveCount — follows upserts and deletes exactly as stats().count does', async () => {
+    const { index } = await builtIndex(2000, 32);
+    expect(index.liveCount()).toBe(2000);
+    await index.delete(Uint32Array.from([0, 5, 7, 99_999]));
+    expect(index.liveCount()).toBe(1997);
+    expect(index.liveCount()).toBe(index.stats().count);
+    index.close();
+  });
 });

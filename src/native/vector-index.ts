@@ -173,6 +173,10 @@ export class WrappedVectorIndex implements VectorIndex {
     return this.handle.has(slot);
   }
 
+  liveCount(): number {
+    return this.handle.liveCount();
+  }
+
   stats(): VectorIndexStats {
     const stats = this.handle.stats();
     return { count: stats.count, indexedCount: stats.indexedCount, deletedCount: stats.deletedCount, memoryBytes: stats.memoryBytes, mappedBytes: stats.mappedBytes };

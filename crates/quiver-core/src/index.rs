@@ -15,16 +15,18 @@ mod datatype_tests;
 #[cfg(test)]
 mod on_disk_tests;
 mod persist;
+pub mod plan;
 mod quantized;
 mod scoring;
 
+pub use plan::FilterStrategy;
 pub use quantized::{QuantizationSearch, QuantizationStatus};
 
 use crate::bitset::AllowedSlots;
 use crate::brute_force;
 use crate::distance::{Datatype, Metric, Space};
 use crate::error::{KernelError, KernelResult};
-use crate::hnsw::{Graph, GraphParams, IntegrityReport};
+use crate::hnsw::{Graph, GraphParams, IntegrityReport, WalkCounts};
 use crate::pending::Pending;
 use crate::store::{SlotState, VectorStore};
 use crate::top_k::{Neighbor, TopK};
@@ -45,7 +47,8 @@ pub struct IndexParams {
     /// Links per node on upper levels; level 0 keeps 2·m.
     pub m: usize,
     pub ef_construct: usize,
-    /// Filters allowing fewer slots than this are scanned exactly.
+    /// An unfiltered search of fewer live vectors than this is an exact scan (a filtered one
+    /// is planned by cost: index/plan.rs).
     pub full_scan_threshold: usize,
     /// Background graph builders; 0 = one per core.
     pub indexing_threads: usize,
@@ -90,6 +93,8 @@ pub struct SearchParams<'a> {
     pub allowed: Option<AllowedSlots<'a>>,
     /// `params.quantization` of docs/api.md §15; ignored when the index is not quantized.
     pub quantization: QuantizationSearch,
+    /// Scan or walk for a filtered search; `Auto` asks the cost model (index/plan.rs).
+    pub strategy: FilterStrategy,
 }
 
 /// One result: slot and wire-convention score.
@@ -367,12 +372,15 @@ impl VectorIndex {
         shared.store.prepare(&mut prepared);
         let store = &shared.store;
         let threshold = shared.params.full_scan_threshold;
-        let scan = params.exact
-            || match params.allowed {
-                Some(allowed) => allowed.count() < threshold,
-                None => store.live_count() < threshold,
-            };
-        if scan {
+        let ef = params.ef.unwrap_or(DEFAULT_EF).max(k);
+        let allowed_count = params.allowed.map(|allowed| allowed.count());
+        let strategy = match (params.exact, allowed_count) {
+            (true, _) => FilterStrategy::Scan,
+            (false, Some(allowed)) => self.plan(allowed, ef, params.strategy),
+            (false, None) if store.live_count() < threshold => FilterStrategy::Scan,
+            (false, None) => FilterStrategy::PlainWalk,
+        };
+        if strategy == FilterStrategy::Scan {
             return Ok(self.to_hits(brute_force::search(store, &prepared, k, params.allowed)));
         }
         if let Some(quantized) = self.quantizer_for(params) {
@@ -381,25 +389,61 @@ impl VectorIndex {
                 None => self.search_quantized(&quantized, &prepared, k, params, &|_slot: u32| true),
             });
         }
-        let ef = params.ef.unwrap_or(DEFAULT_EF).max(k);
         let neighbors = match params.allowed {
             Some(allowed) => {
                 let accept = |slot: u32| allowed.contains(slot);
-                self.graph_and_tail(&prepared, k, ef, &accept)
+                let found = self.graph_and_tail(&prepared, k, ef, &accept, strategy == FilterStrategy::TwoHopWalk);
+                // The walk can strand itself in a patch of the graph where nothing nearby is
+                // allowed; then the exact scan (the slow twin) answers instead.
+                if found.len() < k && found.len() < allowed_count.unwrap_or(0) {
+                    brute_force::search(store, &prepared, k, Some(allowed))
+                } else {
+                    found
+                }
             }
             None => {
                 let accept = |_slot: u32| true;
-                self.graph_and_tail(&prepared, k, ef, &accept)
+                self.graph_and_tail(&prepared, k, ef, &accept, false)
             }
         };
         Ok(self.to_hits(neighbors))
     }
 
+    /// How a search allowing `allowed` slots runs: `strategy` when forced, else the cheapest
+    /// by the cost model. Without a graph every strategy is the scan.
+    fn plan(&self, allowed: usize, ef: usize, strategy: FilterStrategy) -> FilterStrategy {
+        let graph = &self.shared.graph;
+        if graph.node_count() == 0 {
+            return FilterStrategy::Scan;
+        }
+        match strategy {
+            FilterStrategy::Auto => plan::cheapest(&plan::PlanInput {
+                allowed,
+                graph_nodes: graph.node_count(),
+                dimension: self.shared.params.dimension,
+                m0: graph.params().m0,
+                ef,
+            }),
+            forced => forced,
+        }
+    }
+
+    /// Live vectors (upserted, not deleted): one atomic read, for per-search checks where
+    /// `stats()` would do needless work.
+    pub fn live_count(&self) -> usize {
+        self.shared.store.live_count()
+    }
+
     /// Graph results merged with an exact scan of the not-yet-linked tail; only live slots
-    /// passing `accept` are returned.
-    fn graph_and_tail<F: Fn(u32) -> bool>(&self, query: &[f32], k: usize, ef: usize, accept: &F) -> Vec<Neighbor> {
+    /// passing `accept` are returned. `filtered`: the walk through allowed nodes only
+    /// (hnsw/search_filtered.rs) instead of the plain walk.
+    fn graph_and_tail<F: Fn(u32) -> bool>(&self, query: &[f32], k: usize, ef: usize, accept: &F, filtered: bool) -> Vec<Neighbor> {
         let shared = &*self.shared;
-        let from_graph = shared.graph.search(&shared.store, query, k, ef, accept);
+        let from_graph = if filtered {
+            shared.graph.search_filtered(&shared.store, query, k, ef, accept, &mut WalkCounts::default())
+        } else {
+            shared.graph.search(&shared.store, query, k, ef, accept)
+        };
         let mut tail = Vec::new();
         shared.pending.snapshot(&mut tail);
         if tail.is_empty() {
@@ -419,6 +463,15 @@ impl VectorIndex {
             }
         }
         top.into_sorted()
+    }
+
+    /// What the two-hop walk does for one query (graph part only, query as stored, e.g. not
+    /// normalised): for calibrating the planner (examples/calibrate_filter.rs), never a search.
+    pub fn two_hop_walk_counts(&self, query: &[f32], k: usize, ef: usize, allowed: AllowedSlots<'_>) -> WalkCounts {
+        let mut counts = WalkCounts::default();
+        let accept = |slot: u32| allowed.contains(slot);
+        self.shared.graph.search_filtered(&self.shared.store, query, k, ef.max(k), &accept, &mut counts);
+        counts
     }
 
     /// The exact answer, whatever the parameters say: the oracle for recall tests.

@@ -22,9 +22,13 @@ pub mod top_k;
 pub use bitset::AllowedSlots;
 pub use distance::Metric;
 pub use error::{ErrorCode, KernelError, KernelResult};
-pub use index::{Hit, IndexParams, IndexStats, QuantizationSearch, QuantizationStatus, SearchParams, VectorIndex, VectorStorage};
+pub use index::{
+    FilterStrategy, Hit, IndexParams, IndexStats, QuantizationSearch, QuantizationStatus, SearchParams, VectorIndex, VectorStorage,
+};
 pub use sparse::{SparseIndex, SparseSearchParams, SparseStats};
 
+#[cfg(test)]
+mod filtered_tests;
 #[cfg(test)]
 mod index_tests;
 #[cfg(test)]

@@ -10,7 +10,7 @@ use crate::external_memory::MemoryReport;
 use crate::pool::{file_pool, pool, Pool};
 use crate::result_bytes::ResultBytes;
 use napi::bindgen_prelude::*;
-use quiver_core::{AllowedSlots, Hit, QuantizationSearch, SearchParams, VectorIndex};
+use quiver_core::{AllowedSlots, FilterStrategy, Hit, QuantizationSearch, SearchParams, VectorIndex};
 use std::sync::Arc;
 
 /// Runs `work` on a kernel thread; `finish` turns its result into the promise's value on the
@@ -150,6 +150,7 @@ impl SearchRequest {
             exact: self.exact,
             allowed: self.allowed.as_ref().map(|bytes| AllowedSlots::new(bytes)),
             quantization: self.quantization,
+            strategy: FilterStrategy::Auto,
         };
         self.index.search(query, self.k, &params).map_err(from_kernel)
     }

@@ -340,6 +340,13 @@ impl NativeVectorIndex {
         Ok(self.index()?.has(slot))
     }
 
+    /// Live vectors only: one atomic read, for the per-search indexing-threshold check
+    /// (src/engine/collection.ts) where `stats()` would also sum memory and update V8.
+    #[napi(catch_unwind)]
+    pub fn live_count(&self) -> Result<f64> {
+        Ok(self.index()?.live_count() as f64)
+    }
+
     /// Also brings V8's view of native memory up to date (the graph grows in the background,
     /// after the upsert that caused it has already reported).
     #[napi(catch_unwind)]

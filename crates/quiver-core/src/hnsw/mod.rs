@@ -14,6 +14,7 @@ mod integrity;
 mod persist;
 mod search;
 mod search_codes;
+mod search_filtered;
 pub mod visited;
 
 use crate::rows::Rows;
@@ -23,6 +24,7 @@ use visited::VisitedPool;
 
 pub use integrity::IntegrityReport;
 pub use search_codes::SlotScorer;
+pub use search_filtered::WalkCounts;
 
 /// Levels above this are never drawn (1/ln(2) · ln(2^32) < 48; 32 keeps arrays small).
 pub const MAX_LEVEL: usize = 32;

@@ -1,0 +1,105 @@
+//! Filtered search against the exact answer at every selectivity, with the planner's choice
+//! and with each strategy forced (docs/architecture.md §19): the scan is the slow twin, the
+//! filtered walk must keep recall@10 >= 0.95 from 0.1% to 100% of the points allowed.
+
+use crate::index::plan::TWO_HOP_MIN_SELECTIVITY;
+use crate::test_support::{clustered, recall, slots, Random};
+use crate::{AllowedSlots, FilterStrategy, IndexParams, Metric, SearchParams, VectorIndex};
+
+const COUNT: usize = 10_000;
+const DIMENSION: usize = 128;
+/// Gaussian clusters in 128 dimensions are hard for any graph (a cluster's points are nearly
+/// equidistant from each other): the unfiltered search needs this ef for recall@10 >= 0.95.
+const EF: usize = 128;
+
+fn index_of_clustered_points() -> VectorIndex {
+    let params = IndexParams {
+        m: 16,
+        ef_construct: 100,
+        full_scan_threshold: 0,
+        indexing_threads: 2,
+        ..IndexParams::new(DIMENSION, Metric::Euclid)
+    };
+    let index = VectorIndex::new(params).unwrap();
+    index.upsert(&slots(COUNT), &clustered(COUNT, DIMENSION, 100, 21)).unwrap();
+    index.wait_indexed();
+    index
+}
+
+/// Each slot allowed with probability `per_million` / 1,000,000.
+fn random_filter(per_million: u64, seed: u64) -> Vec<u8> {
+    let mut random = Random::new(seed);
+    let mut bits = vec![0u8; COUNT.div_ceil(8)];
+    for slot in 0..COUNT {
+        if random.next_u64() % 1_000_000 < per_million {
+            bits[slot / 8] |= 1 << (slot % 8);
+        }
+    }
+    bits
+}
+
+fn recall_with(index: &VectorIndex, queries: &[f32], allowed: AllowedSlots<'_>, strategy: FilterStrategy) -> f64 {
+    let mut found = Vec::new();
+    let mut truth = Vec::new();
+    for query in queries.chunks_exact(DIMENSION) {
+        let params = SearchParams { ef: Some(EF), allowed: Some(allowed), strategy, ..SearchParams::default() };
+        let hits = index.search(query, 10, &params).unwrap();
+        assert!(hits.iter().all(|hit| allowed.contains(hit.slot)), "a result outside the filter");
+        found.push(hits);
+        truth.push(index.search_exact(query, 10, Some(allowed)).unwrap());
+    }
+    recall(&found, &truth)
+}
+
+#[test]
+fn filtered_search_keeps_recall_at_every_selectivity_for_the_planner_and_both_forced_strategies() {
+    let index = index_of_clustered_points();
+    let queries = clustered(40, DIMENSION, 100, 22);
+    for per_million in [1_000u64, 10_000, 100_000, 500_000, 1_000_000] {
+        let bits = random_filter(per_million, per_million);
+        let allowed = AllowedSlots::new(&bits);
+        let mut strategies = vec![FilterStrategy::Auto, FilterStrategy::Scan, FilterStrategy::PlainWalk];
+        // The planner never picks the two-hop walk below its minimum selectivity (plan.rs).
+        if per_million as f64 / 1e6 >= TWO_HOP_MIN_SELECTIVITY {
+            strategies.push(FilterStrategy::TwoHopWalk);
+        }
+        for strategy in strategies {
+            let measured = recall_with(&index, &queries, allowed, strategy);
+            let percent = per_million as f64 / 10_000.0;
+            assert!(measured >= 0.95, "{percent}% allowed, {strategy:?}: recall@10 {measured}");
+            if strategy == FilterStrategy::Scan {
+                assert_eq!(measured, 1.0, "{percent}% allowed: the forced scan is exact");
+            }
+        }
+    }
+}
+
+#[test]
+fn filtered_walk_returns_every_allowed_point_when_fewer_than_k_are_allowed() {
+    let index = index_of_clustered_points();
+    let bits = random_filter(500, 3);
+    let allowed = AllowedSlots::new(&bits);
+    let expected = allowed.count();
+    let query = clustered(1, DIMENSION, 100, 4);
+    for strategy in [FilterStrategy::PlainWalk, FilterStrategy::TwoHopWalk] {
+        let params = SearchParams { ef: Some(16), allowed: Some(allowed), strategy, ..SearchParams::default() };
+        let hits = index.search(&query, 10, &params).unwrap();
+        assert_eq!(hits.len(), expected.min(10), "{strategy:?}");
+    }
+}
+
+#[test]
+fn filtered_walk_never_returns_a_deleted_point() {
+    let index = index_of_clustered_points();
+    let deleted: Vec<u32> = (0..COUNT as u32).filter(|slot| slot % 4 == 0).collect();
+    index.delete(&deleted);
+    let bits = random_filter(200_000, 5);
+    let allowed = AllowedSlots::new(&bits);
+    for query in clustered(10, DIMENSION, 100, 6).chunks_exact(DIMENSION) {
+        let params = SearchParams { ef: Some(64), allowed: Some(allowed), strategy: FilterStrategy::TwoHopWalk, ..SearchParams::default() };
+        for hit in index.search(query, 10, &params).unwrap() {
+            assert!(hit.slot % 4 != 0, "deleted slot {} returned", hit.slot);
+            assert!(allowed.contains(hit.slot));
+        }
+    }
+}
