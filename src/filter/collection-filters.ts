@@ -197,14 +197,17 @@ export class CollectionFilters implements FilterTarget, CollectionHooks {
 /** A point as filters see it; a class rather than a closure, since one is made per evaluated point. */
 class EntryView implements PointView {
   readonly idKey: string;
-  readonly payload: PointEntry['payload'];
 
   constructor(
     private readonly collection: Collection,
     private readonly entry: PointEntry,
   ) {
     this.idKey = entry.key;
-    this.payload = entry.payload;
+  }
+
+  /** Read only when a condition needs it: the payload is decoded then (docs/architecture.md §16). */
+  get payload(): PointEntry['payload'] {
+    return this.entry.payload;
   }
 
   hasVector(name: string): boolean {
