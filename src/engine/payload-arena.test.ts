@@ -1,9 +1,9 @@
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { mulberry32 } from '../../test/support/seeded-random.js';
-import { FilePayloadArena, MemoryPayloadArena, removeWorkingFiles, type PayloadArena } from './payload-arena.js';
+import { FilePayloadArena, MemoryPayloadArena, type PayloadArena } from './payload-arena.js';
 
 const directory = mkdtempSync(join(tmpdir(), 'quiver-arena-'));
 afterAll(() => rmSync(directory, { recursive: true, force: true }));
@@ -34,22 +34,32 @@ describe('payload arena', () => {
   });
 
   it('file arena — every append reads back byte for byte, from the file and from the write buffer', () => {
-    const arena = new FilePayloadArena(directory, 1024);
+    const arena = new FilePayloadArena(directory, 0, 1024);
     checkArena(arena, 12);
     arena.close();
     expect(readdirSync(directory).filter((name) => name.endsWith('.working'))).toEqual([]);
   });
 
-  it('file arena — a retired file stays readable through the arena that holds it; start-up removes leftovers', () => {
-    const arena = new FilePayloadArena(directory, 64);
+  it('file arena — the working file is unlinked at once: nothing shows in the directory, nothing outlives the process', () => {
+    const arena = new FilePayloadArena(directory, 1, 64);
     const location = arena.append(Buffer.from('{"kept":true}'));
     arena.append(Buffer.alloc(100, 1));
-    arena.retire();
+    expect(readdirSync(directory)).toEqual([]);
     expect(arena.read(location, 13).toString()).toBe('{"kept":true}');
     arena.close();
-    writeFileSync(join(directory, 'payloads-1-1.working'), 'stale');
-    writeFileSync(join(directory, 'other.file'), 'kept');
-    removeWorkingFiles(directory);
-    expect(readdirSync(directory).sort()).toEqual(['other.file']);
+    expect(() => arena.read(location, 13)).toThrow(/after close/);
+  });
+
+  it.skipIf(!existsSync('/dev/full'))('file arena — a file that refuses writes (disk full) loses nothing: the bytes stay readable from memory', () => {
+    const full = mkdtempSync(join(tmpdir(), 'quiver-arena-full-'));
+    try {
+      // Every write to /dev/full fails with ENOSPC.
+      symlinkSync('/dev/full', join(full, `.payloads-0.tmp-${process.pid}`));
+      const arena = new FilePayloadArena(full, 0, 64);
+      checkArena(arena, 13);
+      expect(arena.residentBytes).toBeGreaterThan(arena.byteLength - 64);
+    } finally {
+      rmSync(full, { recursive: true, force: true });
+    }
   });
 });

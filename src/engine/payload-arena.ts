@@ -1,10 +1,11 @@
 // Payload bytes outside the JS heap (docs/architecture.md §16). Two kinds, chosen by the
 // collection's `on_disk_payload`: chunks of Buffer memory (`false`), or an append-only working
-// file read with positional reads, where the OS page cache is the cache (`true`). Both only ever
+// file read with positional reads, where the OS page cache is the cache (`true`). The file is
+// unlinked as soon as it is open, so it never outlives the process, a killed one included. Both only ever
 // append; a rewritten payload leaves garbage that the point table counts and, past a threshold,
 // compacts into a fresh arena. An arena never moves bytes it has handed out, so a point view
 // made before a compaction still reads its payload from the arena it captured.
-import { closeSync, mkdirSync, openSync, readSync, readdirSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** Where an append landed: read it back with the same arena. */
@@ -72,21 +73,8 @@ export class MemoryPayloadArena implements PayloadArena {
   }
 }
 
-const workingFilePattern = /^payloads-\d+-\d+\.working$/;
-
-/** Removes the working files a previous run left (they are never trusted across a restart). */
-export function removeWorkingFiles(directory: string): void {
-  let names: string[];
-  try {
-    names = readdirSync(directory);
-  } catch {
-    return;
-  }
-  for (const name of names) if (workingFilePattern.test(name)) rmSync(join(directory, name), { force: true });
-}
-
 // Closes the descriptor of a file arena nobody references any more (a compaction's old file,
-// still readable by point views made before it; its name was unlinked at the compaction).
+// still readable by point views made before it).
 const abandonedFiles = new FinalizationRegistry<{ descriptor: number; closed: boolean }>((state) => {
   if (!state.closed) {
     state.closed = true;
@@ -98,22 +86,28 @@ const abandonedFiles = new FinalizationRegistry<{ descriptor: number; closed: bo
   }
 });
 
-let fileSerial = 0;
-
 /** An append-only working file; appends gather in a small buffer, written when it fills. */
 export class FilePayloadArena implements PayloadArena {
   private readonly state: { descriptor: number; closed: boolean };
-  private readonly path: string;
   private pending: Buffer;
   private pendingUsed = 0;
   /** Bytes already written to the file; later locations are in `pending`. */
   private flushed = 0;
+  /**
+   * Bytes whose write failed (disk full, a volume turned read-only), kept in memory by their
+   * file offset: an append never fails after its write is durable in the store, so the table
+   * never half-applies a committed write. After one failure the file takes no more writes.
+   */
+  private readonly unwritten: { start: number; bytes: Buffer }[] = [];
 
-  constructor(directory: string, private readonly bufferBytes = 256 * 1024) {
+  /** `generation`: the owner's count of arenas so far (a compaction's file is the next one). */
+  constructor(directory: string, generation: number, private readonly bufferBytes = 256 * 1024) {
     mkdirSync(directory, { recursive: true });
-    fileSerial += 1;
-    this.path = join(directory, `payloads-${process.pid}-${fileSerial}.working`);
-    this.state = { descriptor: openSync(this.path, 'w+', 0o600), closed: false };
+    // The checkpoint temporaries' name pattern: start-up removes one a kill left in the instant
+    // between open and unlink (src/storage/leftover-files.ts).
+    const path = join(directory, `.payloads-${generation}.tmp-${process.pid}`);
+    this.state = { descriptor: openSync(path, 'w+', 0o600), closed: false };
+    rmSync(path, { force: true });
     this.pending = Buffer.allocUnsafeSlow(bufferBytes);
     abandonedFiles.register(this, this.state, this);
   }
@@ -123,14 +117,42 @@ export class FilePayloadArena implements PayloadArena {
   }
 
   get residentBytes(): number {
-    return this.pending.length;
+    return this.pending.length + this.unwritten.reduce((sum, kept) => sum + kept.bytes.length, 0);
+  }
+
+  /** Writes `bytes` at `position`, or keeps a copy in memory when the file cannot take them. */
+  private persist(bytes: Buffer, position: number): void {
+    if (this.unwritten.length === 0) {
+      try {
+        let written = 0;
+        while (written < bytes.length) written += writeSync(this.state.descriptor, bytes, written, bytes.length - written, position + written);
+        return;
+      } catch {
+        // Falls through: from now on this arena holds new bytes in memory.
+      }
+    }
+    const copy = Buffer.allocUnsafeSlow(bytes.length);
+    bytes.copy(copy);
+    this.unwritten.push({ start: position, bytes: copy });
   }
 
   private flush(): void {
-    let written = 0;
-    while (written < this.pendingUsed) written += writeSync(this.state.descriptor, this.pending, written, this.pendingUsed - written, this.flushed + written);
+    this.persist(this.pending.subarray(0, this.pendingUsed), this.flushed);
     this.flushed += this.pendingUsed;
     this.pendingUsed = 0;
+  }
+
+  /** The kept copy holding `location`, when it is past the first failed write. */
+  private unwrittenAt(location: number): { start: number; bytes: Buffer } | undefined {
+    if (this.unwritten.length === 0 || location < this.unwritten[0]!.start) return undefined;
+    let low = 0;
+    let high = this.unwritten.length - 1;
+    while (low < high) {
+      const middle = (low + high + 1) >>> 1;
+      if (this.unwritten[middle]!.start <= location) low = middle;
+      else high = middle - 1;
+    }
+    return this.unwritten[low];
   }
 
   append(bytes: Buffer): PayloadLocation {
@@ -138,8 +160,7 @@ export class FilePayloadArena implements PayloadArena {
     const location = this.byteLength;
     if (this.pendingUsed + bytes.length > this.pending.length) this.flush();
     if (bytes.length > this.pending.length) {
-      let written = 0;
-      while (written < bytes.length) written += writeSync(this.state.descriptor, bytes, written, bytes.length - written, this.flushed + written);
+      this.persist(bytes, this.flushed);
       this.flushed += bytes.length;
       return location;
     }
@@ -151,6 +172,8 @@ export class FilePayloadArena implements PayloadArena {
   read(location: PayloadLocation, length: number): Buffer {
     if (this.state.closed) throw new Error('payload arena: read after close');
     if (location >= this.flushed) return this.pending.subarray(location - this.flushed, location - this.flushed + length);
+    const kept = this.unwrittenAt(location);
+    if (kept) return kept.bytes.subarray(location - kept.start, location - kept.start + length);
     const bytes = Buffer.allocUnsafe(length);
     let read = 0;
     while (read < length) {
@@ -161,16 +184,10 @@ export class FilePayloadArena implements PayloadArena {
     return bytes;
   }
 
-  /** Removes the file's name now; the descriptor stays readable until nothing references the arena. */
-  retire(): void {
-    rmSync(this.path, { force: true });
-  }
-
   close(): void {
     if (this.state.closed) return;
     this.state.closed = true;
     abandonedFiles.unregister(this);
     closeSync(this.state.descriptor);
-    rmSync(this.path, { force: true });
   }
 }

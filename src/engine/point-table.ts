@@ -14,7 +14,7 @@ import { parseJson } from '../json/parse.js';
 import { serializeJson } from '../json/serialize.js';
 import { pointIdKey, type PointId } from '../points/ids.js';
 import type { Payload } from '../points/selectors.js';
-import { FilePayloadArena, MemoryPayloadArena, removeWorkingFiles, type PayloadArena } from './payload-arena.js';
+import { FilePayloadArena, MemoryPayloadArena, type PayloadArena } from './payload-arena.js';
 import { PointIdIndex } from './point-id-index.js';
 
 /** A live point as reads and writes see it. Views are replaced, never mutated, on every write. */
@@ -108,7 +108,6 @@ export class PointTable {
   private arena: PayloadArena;
   private liveBytes = 0;
   private compactions = 0;
-  private workingFilesCleared = false;
   /** Slots free for new points. */
   private readonly freeSlots: number[] = [];
   /** Slots freed while reads were running; reused only once no read could still return them. */
@@ -122,12 +121,13 @@ export class PointTable {
 
   private newArena(): PayloadArena {
     if (!this.options.onDiskPayload || this.options.directory === undefined) return new MemoryPayloadArena();
-    if (!this.workingFilesCleared) {
-      // Working files are rebuilt at every load, never trusted across a restart or a crash.
-      removeWorkingFiles(this.options.directory);
-      this.workingFilesCleared = true;
+    // A new, already unlinked file: rebuilt at every load from the store, never read back.
+    try {
+      return new FilePayloadArena(this.options.directory, this.compactions);
+    } catch {
+      // The directory cannot take a file (read-only volume, no space): payloads stay in memory.
+      return new MemoryPayloadArena();
     }
-    return new FilePayloadArena(this.options.directory);
   }
 
   get size(): number {
@@ -266,22 +266,23 @@ export class PointTable {
   /** Copies every live payload into a new arena (public for tests). */
   compact(): void {
     const previous = this.arena;
+    // The generation names the new working file, so it must change before the arena is made.
+    this.compactions += 1;
     const next = this.newArena();
     for (let slot = 0; slot < this.nextSlot; slot += 1) {
       if (!this.ids.isLive(slot)) continue;
       this.locations[slot] = next.append(previous.read(this.locations[slot]!, this.lengths[slot]!));
     }
+    // The previous arena stays readable by views made before; it is closed once none is left.
     this.arena = next;
-    this.compactions += 1;
-    if (previous instanceof FilePayloadArena) previous.retire();
   }
 
   /**
-   * Lets go of the payload arena (collection closed or dropped): the working file's name goes
-   * now, its memory or descriptor once no view made before can still read it.
+   * Lets go of the payload arena (collection closed or dropped, after its reads finished): the
+   * working file's descriptor is closed now; memory chunks go with the last view holding them.
    */
   close(): void {
-    if (this.arena instanceof FilePayloadArena) this.arena.retire();
+    if (this.arena instanceof FilePayloadArena) this.arena.close();
   }
 
   /** A slot for a new point: a free one when any is safe to reuse, else a fresh one. */
