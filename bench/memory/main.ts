@@ -3,6 +3,7 @@
 //
 //   npm run bench:memory -- --count 200000            200k x 768 (the issue's target is 2M)
 //   npm run bench:memory -- --count 20000 --dimension 128 --queries 50
+//   npm run bench:memory -- --points-only --count 1000000    ids + payloads (bench/memory/points.ts)
 //
 // Per mode a child server (`node --import tsx src/main.ts`, fsync on, default settings) gets
 // generated clustered data over HTTP, waits until the graph and codes are complete, then reports
@@ -167,7 +168,12 @@ async function main(): Promise<void> {
   for (const mode of modes) await run(mode);
 }
 
-main().catch((error: unknown) => {
-  console.error(error);
-  process.exit(1);
-});
+// `--points-only`: the per-point cost of ids, versions and payloads instead (bench/memory/points.ts).
+if (process.argv.includes('--points-only')) {
+  await import('./points.js');
+} else {
+  main().catch((error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  });
+}
