@@ -31,12 +31,18 @@ const readSeconds = 5;
 
 const megabytes = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
 
+/** One request; a connection reset (a loaded machine racing keep-alive) is retried: every call here is idempotent. */
 async function call(url: string, method: string, path: string, body?: unknown): Promise<any> {
-  const response = await fetch(`${url}${path}`, {
-    method,
-    headers: body === undefined ? {} : { 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
+  const text = body === undefined ? undefined : JSON.stringify(body);
+  let response: Response | undefined;
+  for (let attempt = 0; response === undefined; attempt += 1) {
+    try {
+      response = await fetch(`${url}${path}`, { method, headers: text === undefined ? {} : { 'content-type': 'application/json' }, body: text });
+    } catch (error) {
+      if (attempt >= 3) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  }
   const parsed = await response.json();
   if (response.status !== 200) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(parsed).slice(0, 300)}`);
   return parsed;
