@@ -11,6 +11,7 @@
 // issue's target), keeping the lowest limit the kernel accepts (it refuses a limit it cannot
 // reclaim down to), and measures RSS, recall and QPS again under that limit: what the process
 // needs when memory is really short, rather than what it holds when nothing presses on it.
+//   npm run bench:memory -- --points-only --count 1000000    ids + payloads (bench/memory/points.ts)
 //
 // Per mode a child server (`node --import tsx src/main.ts`, fsync on, default settings) gets
 // generated clustered data over HTTP, waits until the graph and codes are complete, then reports
@@ -278,7 +279,12 @@ async function main(): Promise<void> {
   for (const mode of modes) await run(mode);
 }
 
-main().catch((error: unknown) => {
-  console.error(error);
-  process.exit(1);
-});
+// `--points-only`: the per-point cost of ids, versions and payloads instead (bench/memory/points.ts).
+if (process.argv.includes('--points-only')) {
+  await import('./points.js');
+} else {
+  main().catch((error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  });
+}

@@ -7,9 +7,6 @@ import { createVectorIndex, loadVectorIndex, nativeErrorCode } from '../native/i
 import { createSparseIndex, loadSparseIndex } from '../native/sparse-index.js';
 import type { SparseIndex } from '../native/sparse-index-contract.js';
 import type { VectorIndex } from '../native/vector-index.js';
-import { parseJson } from '../json/parse.js';
-import { pointIdKey } from '../points/ids.js';
-import type { Payload } from '../points/selectors.js';
 import { decodeVectorRecordInto } from '../storage/point-records.js';
 import { checkpointPath, vectorIndexOptions, type Collection } from './collection.js';
 import { ProgressLog } from './progress-log.js';
@@ -29,7 +26,7 @@ async function readPoints(collection: Collection): Promise<number> {
   let count = 0;
   for await (const chunk of collection.store.points()) {
     for (const record of chunk) {
-      collection.restorePoint({ id: record.id, key: pointIdKey(record.id), slot: record.slot, version: record.version, payload: parseJson(record.payloadJson) as Payload });
+      collection.restorePoint(record.id, record.slot, record.version, record.payloadJson);
       count += 1;
     }
   }

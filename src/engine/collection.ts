@@ -147,7 +147,7 @@ export class Collection {
   private currentConfig: CollectionConfig;
   private readonly logger: Logger;
   private readonly queue: WriteQueue;
-  private readonly table = new PointTable();
+  private readonly table: PointTable;
   private readonly checkpointer: Checkpointer;
   private readonly records: RecordView;
   private readonly writes: WritePath;
@@ -165,6 +165,8 @@ export class Collection {
     this.checkpointBinding = options.checkpointBinding ?? '';
     this.logger = options.logger;
     this.queue = new WriteQueue(options.settings.maxQueuedWrites);
+    // on_disk_payload is read once here: a PATCH of it takes effect at the next load (docs/api.md §19).
+    this.table = new PointTable({ onDiskPayload: options.config.on_disk_payload, directory: this.directory });
     this.store = new CollectionStore(options.database, options.number, { fsync: options.settings.fsync });
     const inFlight = new InFlightVectors();
     this.sparse = new SparseVectors(() => this.currentConfig);
@@ -264,9 +266,9 @@ export class Collection {
     this.sparse.initializeEmpty();
   }
 
-  /** Adds a point read from storage at start-up. */
-  restorePoint(entry: PointEntry): void {
-    this.table.restore(entry);
+  /** Adds a point read from storage at start-up, its payload kept as the record's text. */
+  restorePoint(id: PointId, slot: number, version: number, payloadJson: string): void {
+    this.table.restoreRecord(id, slot, version, payloadJson);
   }
 
   /** Finishes start-up: free slots are the holes below the highest used slot. */
@@ -294,6 +296,16 @@ export class Collection {
 
   pointBySlot(slot: number): PointEntry | undefined {
     return this.table.bySlot(slot);
+  }
+
+  /** Whether a view is still the point's current state (no write or delete since it was made). */
+  isCurrent(entry: PointEntry): boolean {
+    return this.table.isCurrent(entry);
+  }
+
+  /** What the point table holds outside the JS heap (docs/architecture.md §16). */
+  get pointTableFootprint(): PointTable['footprint'] {
+    return this.table.footprint;
   }
 
   pointById(id: PointId): PointEntry | undefined {
@@ -638,6 +650,7 @@ export class Collection {
     for (const index of this.indexes.values()) index.close();
     this.indexes.clear();
     this.sparse.close();
+    this.table.close();
   }
 
   /** Resolves once every queued write has finished. */

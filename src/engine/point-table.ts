@@ -1,14 +1,26 @@
-// The in-memory point table of one collection: id <-> slot, and which slots are free. A slot is
-// the kernel's row number for a point; a slot freed by a delete is reused only once no read
-// that started before the delete can still return it, so a search never names the wrong point.
+// The point table of one collection: id <-> slot, each point's version and payload, and which
+// slots are free. A slot is the kernel's row number for a point; a slot freed by a delete is
+// reused only once no read that started before the delete can still return it, so a search
+// never names the wrong point.
+//
+// Nothing here is a JS object per point (docs/architecture.md §16): ids live in PointIdIndex's
+// typed-array columns, versions and payload locations in per-slot typed arrays, and payload
+// bytes (UTF-8 JSON, the same text as the stored record) in a PayloadArena, in memory or in a
+// working file per `on_disk_payload`. A PointEntry handed out is a short-lived view made on
+// demand; its payload is decoded the first time it is read, so a filter answered by a payload
+// index never decodes a payload.
 import { errors } from '../errors.js';
+import { parseJson } from '../json/parse.js';
+import { serializeJson } from '../json/serialize.js';
 import { pointIdKey, type PointId } from '../points/ids.js';
 import type { Payload } from '../points/selectors.js';
+import { FilePayloadArena, MemoryPayloadArena, type PayloadArena } from './payload-arena.js';
+import { PointIdIndex } from './point-id-index.js';
 
-/** A live point as held in memory. Entries are replaced, never mutated, on every write. */
+/** A live point as reads and writes see it. Views are replaced, never mutated, on every write. */
 export interface PointEntry {
   readonly id: PointId;
-  /** pointIdKey(id): the map key. */
+  /** pointIdKey(id): the id as map text. */
   readonly key: string;
   readonly slot: number;
   /** The operation id that last wrote this point. */
@@ -19,9 +31,83 @@ export interface PointEntry {
 /** Slots are u32 in the kernel; the last value is never handed out. */
 const slotLimit = 0xffff_ffff;
 
+let decodedPayloads = 0;
+
+/** How many payloads were decoded from an arena in this process (tests prove indexes avoid it). */
+export function payloadDecodeCount(): number {
+  return decodedPayloads;
+}
+
+/** A point as stored in the table: id and version copied, the payload decoded on first read. */
+class StoredPoint implements PointEntry {
+  private decoded: Payload | undefined;
+  private idKey: string | undefined;
+
+  constructor(
+    readonly id: PointId,
+    readonly slot: number,
+    readonly version: number,
+    /** The arena the bytes were in when the view was made (a compaction never moves them there). */
+    readonly arena: PayloadArena,
+    readonly location: number,
+    readonly length: number,
+    decoded?: Payload,
+  ) {
+    this.decoded = decoded;
+  }
+
+  get key(): string {
+    return (this.idKey ??= pointIdKey(this.id));
+  }
+
+  get payload(): Payload {
+    if (this.decoded === undefined) {
+      decodedPayloads += 1;
+      this.decoded = parseJson(this.arena.read(this.location, this.length).toString('utf8')) as Payload;
+    }
+    return this.decoded;
+  }
+
+  /** The payload if it was already decoded (no decode here). */
+  get decodedPayload(): Payload | undefined {
+    return this.decoded;
+  }
+}
+
+/** `entry` with a new version and the same payload, without decoding it. */
+export function withVersion(entry: PointEntry, version: number): PointEntry {
+  if (entry instanceof StoredPoint) return new StoredPoint(entry.id, entry.slot, version, entry.arena, entry.location, entry.length, entry.decodedPayload);
+  return { id: entry.id, key: entry.key, slot: entry.slot, version, payload: entry.payload };
+}
+
+/** `entry` with another payload (a plain value: the table stores it on `set`). */
+export function withPayload(entry: PointEntry, payload: Payload, version = entry.version): PointEntry {
+  return { id: entry.id, key: entry.key, slot: entry.slot, version, payload };
+}
+
+/** Whether two entries hold the same payload value (the same stored bytes, or the same object). */
+export function samePayload(left: PointEntry, right: PointEntry): boolean {
+  if (left instanceof StoredPoint && right instanceof StoredPoint && left.arena === right.arena && left.location === right.location) return true;
+  return left.payload === right.payload;
+}
+
+export interface PointTableOptions {
+  /** `on_disk_payload`: payload bytes in a working file in `directory` instead of memory. */
+  onDiskPayload?: boolean;
+  /** The collection's directory (the working file's home). */
+  directory?: string;
+  /** Compact once garbage passes this many bytes AND the live bytes (tests set it small). */
+  compactionMinimumBytes?: number;
+}
+
 export class PointTable {
-  private readonly pointsByKey = new Map<string, PointEntry>();
-  private readonly pointsBySlot: (PointEntry | undefined)[] = [];
+  private readonly ids = new PointIdIndex();
+  private versions = new Float64Array(0);
+  private locations = new Float64Array(0);
+  private lengths = new Uint32Array(0);
+  private arena: PayloadArena;
+  private liveBytes = 0;
+  private compactions = 0;
   /** Slots free for new points. */
   private readonly freeSlots: number[] = [];
   /** Slots freed while reads were running; reused only once no read could still return them. */
@@ -29,8 +115,23 @@ export class PointTable {
   private nextSlot = 0;
   private readsInFlight = 0;
 
+  constructor(private readonly options: PointTableOptions = {}) {
+    this.arena = this.newArena();
+  }
+
+  private newArena(): PayloadArena {
+    if (!this.options.onDiskPayload || this.options.directory === undefined) return new MemoryPayloadArena();
+    // A new, already unlinked file: rebuilt at every load from the store, never read back.
+    try {
+      return new FilePayloadArena(this.options.directory, this.compactions);
+    } catch {
+      // The directory cannot take a file (read-only volume, no space): payloads stay in memory.
+      return new MemoryPayloadArena();
+    }
+  }
+
   get size(): number {
-    return this.pointsByKey.size;
+    return this.ids.size;
   }
 
   /** One past the highest slot ever used: the size a slot bitset needs. */
@@ -38,47 +139,150 @@ export class PointTable {
     return this.nextSlot;
   }
 
-  /** Every live point, in no particular order. */
-  values(): IterableIterator<PointEntry> {
-    return this.pointsByKey.values();
+  /** Memory the table holds outside the JS heap, and the payload arena's live and total bytes. */
+  get footprint(): { columnBytes: number; arenaResidentBytes: number; payloadBytes: number; arenaBytes: number; compactions: number } {
+    return {
+      columnBytes: this.ids.byteLength + this.versions.byteLength + this.locations.byteLength + this.lengths.byteLength,
+      arenaResidentBytes: this.arena.residentBytes,
+      payloadBytes: this.liveBytes,
+      arenaBytes: this.arena.byteLength,
+      compactions: this.compactions,
+    };
+  }
+
+  private view(slot: number): StoredPoint {
+    return new StoredPoint(this.ids.idAt(slot), slot, this.versions[slot]!, this.arena, this.locations[slot]!, this.lengths[slot]!);
+  }
+
+  /** Every live point, in slot order. */
+  *values(): IterableIterator<PointEntry> {
+    for (let slot = 0; slot < this.nextSlot; slot += 1) if (this.ids.isLive(slot)) yield this.view(slot);
   }
 
   byKey(key: string): PointEntry | undefined {
-    return this.pointsByKey.get(key);
+    const slot = this.ids.slotOfKey(key);
+    return slot < 0 ? undefined : this.view(slot);
   }
 
   byId(id: PointId): PointEntry | undefined {
-    return this.pointsByKey.get(pointIdKey(id));
+    const slot = this.ids.slotOfId(id);
+    return slot < 0 ? undefined : this.view(slot);
   }
 
   bySlot(slot: number): PointEntry | undefined {
-    return this.pointsBySlot[slot];
+    return this.ids.isLive(slot) ? this.view(slot) : undefined;
   }
 
-  /** Stores `entry` (new, or replacing the entry of the same id at the same slot). */
-  set(entry: PointEntry): void {
-    this.pointsByKey.set(entry.key, entry);
-    this.pointsBySlot[entry.slot] = entry;
+  /** Whether `entry` is still the table's current state of its point (no write since the view). */
+  isCurrent(entry: PointEntry): boolean {
+    // Versions only grow, and a slot is reused only after the operation that freed it.
+    return this.ids.isLive(entry.slot) && this.versions[entry.slot] === entry.version;
+  }
+
+  private ensureColumns(slot: number): void {
+    if (slot < this.versions.length) return;
+    let next = Math.max(1024, this.versions.length);
+    while (next <= slot) next *= 2;
+    const versions = new Float64Array(next);
+    versions.set(this.versions);
+    const locations = new Float64Array(next);
+    locations.set(this.locations);
+    const lengths = new Uint32Array(next);
+    lengths.set(this.lengths);
+    this.versions = versions;
+    this.locations = locations;
+    this.lengths = lengths;
+    this.ids.ensureSlotCapacity(next);
+  }
+
+  /**
+   * Stores `entry` (new, or replacing the entry of the same id at the same slot). `payloadJson`,
+   * when the caller already has it, is the payload's serialised text (no second serialisation).
+   */
+  set(entry: PointEntry, payloadJson?: string): void {
+    const slot = entry.slot;
+    this.ensureColumns(slot);
+    if (this.ids.isLive(slot)) {
+      this.versions[slot] = entry.version;
+      // A version change of the same stored bytes (vectors updated) keeps its payload in place.
+      if (entry instanceof StoredPoint && entry.arena === this.arena && entry.location === this.locations[slot]) return;
+      this.liveBytes -= this.lengths[slot]!;
+    } else {
+      this.ids.insert(entry.id, slot);
+      this.versions[slot] = entry.version;
+    }
+    this.storePayload(slot, Buffer.from(payloadJson ?? serializeJson(entry.payload), 'utf8'));
+    this.compactIfWasteful();
+  }
+
+  private storePayload(slot: number, bytes: Buffer): void {
+    this.locations[slot] = this.arena.append(bytes);
+    this.lengths[slot] = bytes.length;
+    this.liveBytes += bytes.length;
   }
 
   /** Forgets a deleted point; its slot is not free until `retireSlots` says so. */
   remove(entry: PointEntry): void {
-    this.pointsByKey.delete(entry.key);
-    this.pointsBySlot[entry.slot] = undefined;
+    if (!this.ids.isLive(entry.slot)) return;
+    this.liveBytes -= this.lengths[entry.slot]!;
+    this.ids.remove(entry.slot);
+    this.compactIfWasteful();
+  }
+
+  /** Adds a point read from storage at start-up, straight from its record's payload text. */
+  restoreRecord(id: PointId, slot: number, version: number, payloadJson: string): void {
+    this.ensureColumns(slot);
+    if (this.ids.isLive(slot)) this.liveBytes -= this.lengths[slot]!;
+    else this.ids.insert(id, slot);
+    this.versions[slot] = version;
+    this.storePayload(slot, Buffer.from(payloadJson, 'utf8'));
+    if (slot >= this.nextSlot) this.nextSlot = slot + 1;
   }
 
   /** Adds a point read from storage at start-up. */
   restore(entry: PointEntry): void {
-    this.set(entry);
-    if (entry.slot >= this.nextSlot) this.nextSlot = entry.slot + 1;
+    this.restoreRecord(entry.id, entry.slot, entry.version, serializeJson(entry.payload));
   }
 
   /** Finishes start-up: free slots are the holes below the highest used slot. */
   finishRestore(): void {
     this.freeSlots.length = 0;
     for (let slot = this.nextSlot - 1; slot >= 0; slot -= 1) {
-      if (this.pointsBySlot[slot] === undefined) this.freeSlots.push(slot);
+      if (!this.ids.isLive(slot)) this.freeSlots.push(slot);
     }
+    this.compactIfWasteful();
+  }
+
+  /**
+   * Rewrites the live payloads into a fresh arena once garbage outweighs them. Views made before
+   * keep the old arena alive (and readable) until they are dropped.
+   */
+  private compactIfWasteful(): void {
+    const garbage = this.arena.byteLength - this.liveBytes;
+    if (garbage <= (this.options.compactionMinimumBytes ?? 64 * 1024 * 1024) || garbage <= this.liveBytes) return;
+    this.compact();
+  }
+
+  /** Copies every live payload into a new arena (public for tests). */
+  compact(): void {
+    const previous = this.arena;
+    // The generation names the new working file, so it must change before the arena is made.
+    this.compactions += 1;
+    const next = this.newArena();
+    for (let slot = 0; slot < this.nextSlot; slot += 1) {
+      if (!this.ids.isLive(slot)) continue;
+      this.locations[slot] = next.append(previous.read(this.locations[slot]!, this.lengths[slot]!));
+    }
+    // The previous arena stays readable by views made before; it is closed once none is left.
+    this.arena = next;
+  }
+
+  /**
+   * Lets go of the payload arena (collection closed or dropped, after its reads finished): the
+   * working file's descriptor is closed now; memory chunks go with the last view holding them.
+   */
+  close(): void {
+    if (this.arena instanceof FilePayloadArena) this.arena.close();
   }
 
   /** A slot for a new point: a free one when any is safe to reuse, else a fresh one. */
@@ -103,7 +307,7 @@ export class PointTable {
 
   /** Slots of deleted points, once the kernel can no longer return them to a new search. */
   retireSlots(slots: Iterable<number>): void {
-    this.pendingFreeSlots.push(...slots);
+    for (const slot of slots) this.pendingFreeSlots.push(slot);
   }
 
   /** Runs a read that may return slots; freed slots are not reused while it runs. */

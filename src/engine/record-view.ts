@@ -94,7 +94,8 @@ export class RecordView {
   toRecords(entries: readonly PointEntry[], payload: PayloadSelection, vector: VectorSelection): PointRecord[] {
     const records: PointRecord[] = entries.map((entry) => {
       const record: PointRecord = { id: entry.id };
-      const selected = selectPayload(entry.payload, payload);
+      // Without with_payload the payload is not even decoded (docs/architecture.md §16).
+      const selected = payload.kind === 'none' ? undefined : selectPayload(entry.payload, payload);
       if (selected !== undefined) record.payload = selected;
       return record;
     });

@@ -12,7 +12,7 @@ import type { Payload } from '../points/selectors.js';
 import type { SparseVector } from '../points/sparse-vector.js';
 import type { CollectionBatch } from '../storage/collection-store.js';
 import type { PointSelector } from './point-selection.js';
-import type { PointEntry, PointTable } from './point-table.js';
+import { withPayload, withVersion, type PointEntry, type PointTable } from './point-table.js';
 import type { PreparedPoint, UpdateMode, VectorUpdate } from './write-types.js';
 
 /** A point as a filter sees it while a write is staged: its staged entry and vector presence. */
@@ -146,7 +146,7 @@ export class WriteDraft {
         for (const entry of this.select(operation.selector, operation.missing, `${operation.field}filter`)) {
           const payload = operation.transform(entry.payload);
           this.context.checkPayloadSize(serializeJson(payload), `${operation.field}payload of point ${formatPointId(entry.id)}`);
-          this.touch(entry.key).current = { ...entry, payload };
+          this.touch(entry.key).current = withPayload(entry, payload);
         }
         return;
       case 'update_vectors':
@@ -197,7 +197,7 @@ export class WriteDraft {
       const staged = this.touch(key);
       for (const [name, vector] of point.vectors) staged.vectors.set(name, vector);
       for (const [name, vector] of point.sparse ?? []) staged.sparse.set(name, vector);
-      staged.current = { ...existing };
+      staged.current = withVersion(existing, existing.version);
     }
   }
 
@@ -235,7 +235,7 @@ export class WriteDraft {
         slots.push(original.slot);
         continue;
       }
-      const entry: PointEntry = { ...current, version: this.operationId };
+      const entry = withVersion(current, this.operationId);
       batch.putPoint(entry.id, { slot: entry.slot, version: this.operationId, payloadJson: serializeJson(entry.payload) });
       const vectors = new Map<string, Float32Array | null>();
       for (const [name, vector] of staged.vectors) {

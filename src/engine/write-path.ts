@@ -14,7 +14,7 @@ import type { CollectionBatch, CollectionStore } from '../storage/collection-sto
 import type { OperationKind } from '../storage/operation-log.js';
 import type { Checkpointer } from './checkpointer.js';
 import type { InFlightVectors } from './in-flight-vectors.js';
-import type { PointEntry, PointTable } from './point-table.js';
+import { samePayload, withPayload, withVersion, type PointEntry, type PointTable } from './point-table.js';
 import type { PointSelector } from './point-selection.js';
 import { appliedSequenceKey, appliedSequenceNamespace, currentAppliedSequence } from './applied-sequence.js';
 import { WriteDraft, withinOperation, type DraftOperation, type DraftPlan, type StagedPoint } from './write-draft.js';
@@ -191,7 +191,7 @@ export class WritePath {
             else if (previous) vectors.set(name, null);
           }
           inFlight.set(entry.slot, vectors);
-          table.set(entry);
+          table.set(entry, point.payloadJson);
           this.options.payloadChanged({ slot: entry.slot, id: entry.id, before: previous?.payload, after: entry.payload });
         }
         sparse.commit(changes.map((change) => change.sparse));
@@ -281,7 +281,7 @@ export class WritePath {
           for (const [name, vector] of point.vectors) merged.set(name, vector);
           const mergedSparse = new Map(byKey.get(key)?.sparse ?? []);
           for (const [name, vector] of point.sparse ?? []) mergedSparse.set(name, vector);
-          byKey.set(key, { entry: { ...previous, version: operationId }, vectors: merged, sparse: mergedSparse });
+          byKey.set(key, { entry: withVersion(previous, operationId), vectors: merged, sparse: mergedSparse });
         }
         const changes = [...byKey.values()];
         for (const { entry, vectors, sparse: sparseVectors } of changes) {
@@ -329,6 +329,7 @@ export class WritePath {
     interface Change {
       previous: PointEntry;
       entry: PointEntry;
+      payloadJson: string;
     }
     return this.write<Change[]>('Payload operation', options.wait, {
       prepare: (operationId, batch) => {
@@ -338,15 +339,15 @@ export class WritePath {
           const payload = transform(previous.payload, previous);
           const payloadJson = serializeJson(payload);
           this.checkPayloadSize(payloadJson, `payload of point ${formatPointId(previous.id)}`);
-          const entry: PointEntry = { ...previous, payload, version: operationId };
+          const entry = withPayload(previous, payload, operationId);
           batch.putPoint(entry.id, { slot: entry.slot, version: operationId, payloadJson });
-          changes.push({ previous, entry });
+          changes.push({ previous, entry, payloadJson });
         }
         return { plan: changes, kind: 'payload', slots: [] };
       },
       commit: (changes) => {
-        for (const { previous, entry } of changes) {
-          table.set(entry);
+        for (const { previous, entry, payloadJson } of changes) {
+          table.set(entry, payloadJson);
           this.options.payloadChanged({ slot: entry.slot, id: entry.id, before: previous.payload, after: entry.payload });
         }
       },
@@ -397,7 +398,7 @@ export class WritePath {
         for (const { previous, entry, vectors } of plan.written) {
           if (vectors.size > 0) inFlight.set(entry.slot, vectors);
           table.set(entry);
-          if (previous?.payload !== entry.payload) this.options.payloadChanged({ slot: entry.slot, id: entry.id, before: previous?.payload, after: entry.payload });
+          if (previous === undefined || !samePayload(previous, entry)) this.options.payloadChanged({ slot: entry.slot, id: entry.id, before: previous?.payload, after: entry.payload });
         }
         for (const entry of plan.deleted) {
           table.remove(entry);

@@ -33,8 +33,11 @@ interface IndexRecord {
 export class CollectionFilters implements FilterTarget, CollectionHooks {
   readonly indexes = new FieldIndexes();
   private live = new SlotSet(64);
-  /** Ids in id order, rebuilt after points come or go (payload edits keep it). */
-  private sortedIds: PointId[] | undefined;
+  /**
+   * Ids in id order, rebuilt after points come or go (payload edits keep it). Integer ids up to
+   * 2^53 - 1 (the usual case) sit in a Float64Array, outside the JS heap (docs/architecture.md §16).
+   */
+  private sortedIds: SortedIds | undefined;
   /** Filters of writes being staged, parsed once per request body object (matchesPoint). */
   private readonly parsedFilters = new WeakMap<object, Filter | undefined>();
 
@@ -129,21 +132,22 @@ export class CollectionFilters implements FilterTarget, CollectionHooks {
   }
 
   /** Every live point id in id order (docs/api.md §2). */
-  idsInOrder(): readonly PointId[] {
+  idsInOrder(): SortedIds {
     if (!this.sortedIds) {
-      const numbers: number[] = [];
+      const numbers = new Float64Array(this.collection.pointCount);
+      let numberCount = 0;
       const bigints: bigint[] = [];
       const uuids: string[] = [];
       for (const entry of this.collection.livePoints()) {
-        if (typeof entry.id === 'number') numbers.push(entry.id);
+        if (typeof entry.id === 'number') numbers[numberCount++] = entry.id;
         else if (typeof entry.id === 'bigint') bigints.push(entry.id);
         else uuids.push(entry.id);
       }
       // Safe integers sort exactly as float64; every bigint id is above them.
-      const sortedNumbers = Float64Array.from(numbers).sort();
+      const sortedNumbers = numbers.subarray(0, numberCount).sort();
       bigints.sort((left, right) => (left < right ? -1 : left > right ? 1 : 0));
       uuids.sort();
-      this.sortedIds = [...sortedNumbers, ...bigints, ...uuids];
+      this.sortedIds = new SortedIds(sortedNumbers, bigints, uuids);
     }
     return this.sortedIds;
   }
@@ -155,7 +159,7 @@ export class CollectionFilters implements FilterTarget, CollectionHooks {
     let high = ids.length;
     while (low < high) {
       const middle = (low + high) >>> 1;
-      if (comparePointIds(ids[middle]!, id) < 0) low = middle + 1;
+      if (comparePointIds(ids.at(middle), id) < 0) low = middle + 1;
       else high = middle;
     }
     return low;
@@ -194,17 +198,40 @@ export class CollectionFilters implements FilterTarget, CollectionHooks {
   }
 }
 
+/** Live ids in id order: the integers up to 2^53 - 1, then the larger ones, then the UUIDs. */
+export class SortedIds {
+  readonly length: number;
+
+  constructor(
+    private readonly numbers: Float64Array,
+    private readonly bigints: readonly bigint[],
+    private readonly uuids: readonly string[],
+  ) {
+    this.length = numbers.length + bigints.length + uuids.length;
+  }
+
+  /** The id at `position` (0 <= position < length). */
+  at(position: number): PointId {
+    if (position < this.numbers.length) return this.numbers[position]!;
+    const beyond = position - this.numbers.length;
+    return beyond < this.bigints.length ? this.bigints[beyond]! : this.uuids[beyond - this.bigints.length]!;
+  }
+}
+
 /** A point as filters see it; a class rather than a closure, since one is made per evaluated point. */
 class EntryView implements PointView {
   readonly idKey: string;
-  readonly payload: PointEntry['payload'];
 
   constructor(
     private readonly collection: Collection,
     private readonly entry: PointEntry,
   ) {
     this.idKey = entry.key;
-    this.payload = entry.payload;
+  }
+
+  /** Read only when a condition needs it: the payload is decoded then (docs/architecture.md §16). */
+  get payload(): PointEntry['payload'] {
+    return this.entry.payload;
   }
 
   hasVector(name: string): boolean {

@@ -46,7 +46,7 @@ export function scroll(collection: Collection, request: ScrollRequest): ScrollRe
   const found: PointEntry[] = [];
   let nextOffset: PointId | null = null;
   for (let position = request.offset === undefined ? 0 : filters.idPosition(request.offset); position < ids.length; position += 1) {
-    const entry = collection.pointById(ids[position]!);
+    const entry = collection.pointById(ids.at(position));
     if (!entry || (allowed && !allowed.has(entry.slot))) continue;
     if (found.length === request.limit) {
       nextOffset = entry.id;

@@ -27,5 +27,5 @@ export function prefetchedCandidates(collection: Collection, children: readonly 
     for (const point of child.points) if (!union.has(point.entry.key) && isCandidate(point.entry, undefined, excluded)) union.set(point.entry.key, point.entry);
   }
   // A point deleted since its prefetch ran is dropped here rather than returned stale.
-  return [...union.values()].filter((entry) => collection.pointBySlot(entry.slot) === entry);
+  return [...union.values()].filter((entry) => collection.isCurrent(entry));
 }

@@ -21,9 +21,10 @@ export interface ChildServer {
  * Starts the server; resolves once it listens (the engine may still be loading: 412s). The
  * port comes from the info-level "quiverdb listening" line, so the log level must be info or lower.
  */
-export function startChildServer(directory: string, environment: Record<string, string> = {}): Promise<ChildServer> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(projectRoot, 'src', 'main.ts')], {
-    cwd: projectRoot,
+export function startChildServer(directory: string, environment: Record<string, string> = {}, root = projectRoot): Promise<ChildServer> {
+  // `root`: another checkout's code (bench:memory --points-only measures main's against this one).
+  const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'src', 'main.ts')], {
+    cwd: root,
     env: {
       ...process.env,
       QUIVER__STORAGE__PATH: directory,

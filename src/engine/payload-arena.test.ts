@@ -1,0 +1,65 @@
+import { existsSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { mulberry32 } from '../../test/support/seeded-random.js';
+import { FilePayloadArena, MemoryPayloadArena, type PayloadArena } from './payload-arena.js';
+
+const directory = mkdtempSync(join(tmpdir(), 'quiver-arena-'));
+afterAll(() => rmSync(directory, { recursive: true, force: true }));
+
+function randomBytes(random: () => number, length: number): Buffer {
+  return Buffer.from(Array.from({ length }, () => Math.floor(random() * 256)));
+}
+
+/** Appends random sizes (some above a chunk or the write buffer) and reads every one back. */
+function checkArena(arena: PayloadArena, seed: number): void {
+  const random = mulberry32(seed);
+  const written: { location: number; bytes: Buffer }[] = [];
+  for (let step = 0; step < 400; step += 1) {
+    const length = random() < 0.05 ? 3000 + Math.floor(random() * 3000) : Math.floor(random() * 200);
+    const bytes = randomBytes(random, length);
+    written.push({ location: arena.append(bytes), bytes });
+    // Reads interleave with appends: some hit the file, some the unwritten buffer.
+    const probe = written[Math.floor(random() * written.length)]!;
+    expect(Buffer.compare(arena.read(probe.location, probe.bytes.length), probe.bytes)).toBe(0);
+  }
+  for (const { location, bytes } of written) expect(Buffer.compare(arena.read(location, bytes.length), bytes)).toBe(0);
+  expect(arena.byteLength).toBe(written.reduce((sum, { bytes }) => sum + bytes.length, 0));
+}
+
+describe('payload arena', () => {
+  it('memory arena — every append reads back byte for byte, across chunk ends and oversized payloads', () => {
+    checkArena(new MemoryPayloadArena(2048), 11);
+  });
+
+  it('file arena — every append reads back byte for byte, from the file and from the write buffer', () => {
+    const arena = new FilePayloadArena(directory, 0, 1024);
+    checkArena(arena, 12);
+    arena.close();
+    expect(readdirSync(directory).filter((name) => name.endsWith('.working'))).toEqual([]);
+  });
+
+  it('file arena — the working file is unlinked at once: nothing shows in the directory, nothing outlives the process', () => {
+    const arena = new FilePayloadArena(directory, 1, 64);
+    const location = arena.append(Buffer.from('{"kept":true}'));
+    arena.append(Buffer.alloc(100, 1));
+    expect(readdirSync(directory)).toEqual([]);
+    expect(arena.read(location, 13).toString()).toBe('{"kept":true}');
+    arena.close();
+    expect(() => arena.read(location, 13)).toThrow(/after close/);
+  });
+
+  it.skipIf(!existsSync('/dev/full'))('file arena — a file that refuses writes (disk full) loses nothing: the bytes stay readable from memory', () => {
+    const full = mkdtempSync(join(tmpdir(), 'quiver-arena-full-'));
+    try {
+      // Every write to /dev/full fails with ENOSPC.
+      symlinkSync('/dev/full', join(full, `.payloads-0.tmp-${process.pid}`));
+      const arena = new FilePayloadArena(full, 0, 64);
+      checkArena(arena, 13);
+      expect(arena.residentBytes).toBeGreaterThan(arena.byteLength - 64);
+    } finally {
+      rmSync(full, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,193 @@
+// Payload bytes outside the JS heap (docs/architecture.md §16). Two kinds, chosen by the
+// collection's `on_disk_payload`: chunks of Buffer memory (`false`), or an append-only working
+// file read with positional reads, where the OS page cache is the cache (`true`). The file is
+// unlinked as soon as it is open, so it never outlives the process, a killed one included. Both only ever
+// append; a rewritten payload leaves garbage that the point table counts and, past a threshold,
+// compacts into a fresh arena. An arena never moves bytes it has handed out, so a point view
+// made before a compaction still reads its payload from the arena it captured.
+import { closeSync, mkdirSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** Where an append landed: read it back with the same arena. */
+export type PayloadLocation = number;
+
+export interface PayloadArena {
+  /** Appends `bytes`; returns their location. */
+  append(bytes: Buffer): PayloadLocation;
+  /** The bytes at a location (a view into the arena or a fresh buffer; never kept by callers). */
+  read(location: PayloadLocation, length: number): Buffer;
+  /** Bytes appended so far (live and garbage). */
+  readonly byteLength: number;
+  /** Bytes held in memory by the arena itself (the file arena holds only its write buffer). */
+  readonly residentBytes: number;
+  /** Gives back the memory or closes the file; later reads are an error. */
+  close(): void;
+}
+
+const twoTo32 = 4_294_967_296;
+
+/** In-memory chunks; a location is chunk * 2^32 + offset. */
+export class MemoryPayloadArena implements PayloadArena {
+  private readonly chunks: Buffer[] = [];
+  private current: Buffer | undefined;
+  private used = 0;
+  private appended = 0;
+  private held = 0;
+
+  constructor(private readonly chunkBytes = 4 * 1024 * 1024) {}
+
+  get byteLength(): number {
+    return this.appended;
+  }
+
+  get residentBytes(): number {
+    return this.held;
+  }
+
+  append(bytes: Buffer): PayloadLocation {
+    if (this.current === undefined || this.used + bytes.length > this.current.length) {
+      // allocUnsafeSlow: a buffer of its own, never a slice of Node's shared pool.
+      this.current = Buffer.allocUnsafeSlow(Math.max(this.chunkBytes, bytes.length));
+      this.chunks.push(this.current);
+      this.held += this.current.length;
+      this.used = 0;
+    }
+    bytes.copy(this.current, this.used);
+    const location = (this.chunks.length - 1) * twoTo32 + this.used;
+    this.used += bytes.length;
+    this.appended += bytes.length;
+    return location;
+  }
+
+  read(location: PayloadLocation, length: number): Buffer {
+    const chunk = this.chunks[Math.floor(location / twoTo32)];
+    if (chunk === undefined) throw new Error('payload arena: read after close or outside the arena');
+    const offset = location % twoTo32;
+    return chunk.subarray(offset, offset + length);
+  }
+
+  close(): void {
+    this.chunks.length = 0;
+    this.current = undefined;
+    this.held = 0;
+  }
+}
+
+// Closes the descriptor of a file arena nobody references any more (a compaction's old file,
+// still readable by point views made before it).
+const abandonedFiles = new FinalizationRegistry<{ descriptor: number; closed: boolean }>((state) => {
+  if (!state.closed) {
+    state.closed = true;
+    try {
+      closeSync(state.descriptor);
+    } catch {
+      // Already closed.
+    }
+  }
+});
+
+/** An append-only working file; appends gather in a small buffer, written when it fills. */
+export class FilePayloadArena implements PayloadArena {
+  private readonly state: { descriptor: number; closed: boolean };
+  private pending: Buffer;
+  private pendingUsed = 0;
+  /** Bytes already written to the file; later locations are in `pending`. */
+  private flushed = 0;
+  /**
+   * Bytes whose write failed (disk full, a volume turned read-only), kept in memory by their
+   * file offset: an append never fails after its write is durable in the store, so the table
+   * never half-applies a committed write. After one failure the file takes no more writes.
+   */
+  private readonly unwritten: { start: number; bytes: Buffer }[] = [];
+
+  /** `generation`: the owner's count of arenas so far (a compaction's file is the next one). */
+  constructor(directory: string, generation: number, private readonly bufferBytes = 256 * 1024) {
+    mkdirSync(directory, { recursive: true });
+    // The checkpoint temporaries' name pattern: start-up removes one a kill left in the instant
+    // between open and unlink (src/storage/leftover-files.ts).
+    const path = join(directory, `.payloads-${generation}.tmp-${process.pid}`);
+    this.state = { descriptor: openSync(path, 'w+', 0o600), closed: false };
+    rmSync(path, { force: true });
+    this.pending = Buffer.allocUnsafeSlow(bufferBytes);
+    abandonedFiles.register(this, this.state, this);
+  }
+
+  get byteLength(): number {
+    return this.flushed + this.pendingUsed;
+  }
+
+  get residentBytes(): number {
+    return this.pending.length + this.unwritten.reduce((sum, kept) => sum + kept.bytes.length, 0);
+  }
+
+  /** Writes `bytes` at `position`, or keeps a copy in memory when the file cannot take them. */
+  private persist(bytes: Buffer, position: number): void {
+    if (this.unwritten.length === 0) {
+      try {
+        let written = 0;
+        while (written < bytes.length) written += writeSync(this.state.descriptor, bytes, written, bytes.length - written, position + written);
+        return;
+      } catch {
+        // Falls through: from now on this arena holds new bytes in memory.
+      }
+    }
+    const copy = Buffer.allocUnsafeSlow(bytes.length);
+    bytes.copy(copy);
+    this.unwritten.push({ start: position, bytes: copy });
+  }
+
+  private flush(): void {
+    this.persist(this.pending.subarray(0, this.pendingUsed), this.flushed);
+    this.flushed += this.pendingUsed;
+    this.pendingUsed = 0;
+  }
+
+  /** The kept copy holding `location`, when it is past the first failed write. */
+  private unwrittenAt(location: number): { start: number; bytes: Buffer } | undefined {
+    if (this.unwritten.length === 0 || location < this.unwritten[0]!.start) return undefined;
+    let low = 0;
+    let high = this.unwritten.length - 1;
+    while (low < high) {
+      const middle = (low + high + 1) >>> 1;
+      if (this.unwritten[middle]!.start <= location) low = middle;
+      else high = middle - 1;
+    }
+    return this.unwritten[low];
+  }
+
+  append(bytes: Buffer): PayloadLocation {
+    if (this.state.closed) throw new Error('payload arena: append after close');
+    const location = this.byteLength;
+    if (this.pendingUsed + bytes.length > this.pending.length) this.flush();
+    if (bytes.length > this.pending.length) {
+      this.persist(bytes, this.flushed);
+      this.flushed += bytes.length;
+      return location;
+    }
+    bytes.copy(this.pending, this.pendingUsed);
+    this.pendingUsed += bytes.length;
+    return location;
+  }
+
+  read(location: PayloadLocation, length: number): Buffer {
+    if (this.state.closed) throw new Error('payload arena: read after close');
+    if (location >= this.flushed) return this.pending.subarray(location - this.flushed, location - this.flushed + length);
+    const kept = this.unwrittenAt(location);
+    if (kept) return kept.bytes.subarray(location - kept.start, location - kept.start + length);
+    const bytes = Buffer.allocUnsafe(length);
+    let read = 0;
+    while (read < length) {
+      const got = readSync(this.state.descriptor, bytes, read, length - read, location + read);
+      if (got === 0) throw new Error('payload arena: short read');
+      read += got;
+    }
+    return bytes;
+  }
+
+  close(): void {
+    if (this.state.closed) return;
+    this.state.closed = true;
+    abandonedFiles.unregister(this);
+    closeSync(this.state.descriptor);
+  }
+}
