@@ -116,7 +116,7 @@ describe('named vectors on an existing collection', () => {
       ['PUT', '/collections/bad/vectors/text', { dense: { size: 3, distance: 'Dot' } }, 400, /vector_name: vector text already exists/],
       ['PUT', '/collections/bad/vectors/x', { dense: { size: 65, distance: 'Dot' } }, 400, /dense\.size/],
       ['PUT', '/collections/bad/vectors/x', { dense: { size: 3, distance: 'Dot', datatype: 'uint8' } }, 400, /dense\.datatype/],
-      ['PUT', '/collections/bad/vectors/x', { dense: { size: 3, distance: 'Dot', multivector_config: { comparator: 'max_sim' } } }, 400, /dense\.multivector_config/],
+      ['PUT', '/collections/bad/vectors/x', { dense: { size: 3, distance: 'Dot', multivector_config: { comparator: 'min_sim' } } }, 400, /multivector_config/],
       ['PUT', '/collections/bad/vectors/x', { dense: { size: 3 } }, 400, /distance/],
       ['PUT', '/collections/bad/vectors/x', { size: 3, distance: 'Dot' }, 400, /body/],
       ['PUT', '/collections/single/vectors/x', { dense: { size: 3, distance: 'Dot' } }, 400, /unnamed vector/],

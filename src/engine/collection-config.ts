@@ -123,7 +123,6 @@ export function buildCollectionConfig(request: CreateCollectionRequest, limits: 
     if (params.size > limits.max_vector_size) {
       throw new ConfigProblem(`${where}.size`, `vector size ${params.size} is above the limit of ${limits.max_vector_size}`);
     }
-    if (params.multivector_config != null) throw new ConfigProblem(`${where}.multivector_config`, 'multivectors are not supported');
     if (params.datatype != null && params.datatype !== 'float32') {
       throw new ConfigProblem(`${where}.datatype`, `only float32 vectors are supported (got ${params.datatype})`);
     }

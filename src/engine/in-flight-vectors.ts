@@ -3,6 +3,7 @@
 // record read in that window must show its new vectors with its new payload, not none or the
 // old ones. The write queue runs one write at a time, so this holds at most one write's vectors.
 import type { VectorIndex } from '../native/vector-index.js';
+import { isMultiVectorIndex, normalizedRows } from './multi-vector-index.js';
 
 export class InFlightVectors {
   private readonly bySlot = new Map<number, Map<string, Float32Array | null>>();
@@ -34,6 +35,8 @@ export class InFlightVectors {
   stored(slot: number, vectorName: string, index: VectorIndex): Float32Array | null | undefined {
     const vector = this.bySlot.get(slot)?.get(vectorName);
     if (vector === undefined || vector === null || index.distance !== 'Cosine') return vector;
+    // A multivector is normalised row by row (docs/api.md §20).
+    if (isMultiVectorIndex(index)) return normalizedRows(vector, index.dimension);
     let squares = 0;
     for (const value of vector) squares += value * value;
     const norm = Math.sqrt(squares);

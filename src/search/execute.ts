@@ -8,6 +8,7 @@
 // ./nearest-search.ts (with ./mmr-stage.ts for MMR), ./exact-scan.ts with ./query-vectors.ts (example-based forms),
 // ./ordered-stages.ts (no query, order_by), ./random-sample.ts, ./prefetch-fusion.ts,
 // ./formula-stage.ts, and ./sparse-search.ts for stages whose `using` names a sparse vector.
+import { checkMultivectorForm } from './multivector-forms.js';
 import type { Collection } from '../engine/collection.js';
 import { errors } from '../errors.js';
 import { liveCandidates, prefetchedCandidates } from './candidates.js';
@@ -77,6 +78,7 @@ export class QueryRun {
     }
 
     const index = this.collection.vectorIndex(stage.using, fieldPath(stage.field, 'using'));
+    checkMultivectorForm(index, form, stage);
     const query = this.vectors.nearestVector(form, stage);
     if (query && form.kind === 'nearest' && form.mmr) {
       const candidates = await nearestInCollection(this.collection, stage, index, query, allowed, this.excluded, form.mmr.candidatesLimit);
@@ -102,6 +104,7 @@ export class QueryRun {
     }
 
     const index = this.collection.vectorIndex(stage.using, fieldPath(stage.field, 'using'));
+    checkMultivectorForm(index, form, stage);
     const query = this.vectors.nearestVector(form, stage);
     if (query && form.kind === 'nearest' && form.mmr) {
       const nearest = await nearestAmong(index, query, candidates, form.mmr.candidatesLimit);
