@@ -7,43 +7,17 @@
 import { describe, expect, it } from 'vitest';
 import { startChildServer, waitUntilReady } from './support/child-server.js';
 import { call } from './support/http-call.js';
-import { graphInUseConfig, largerIsBetter, normalise, randomVectors, referenceScore, type DistanceName } from './support/search-data.js';
+import { referenceTop, seededMatrices } from './support/multivector-reference.js';
+import { graphInUseConfig, normalise, randomVectors, referenceScore, type DistanceName } from './support/search-data.js';
 import { dataDirectoriesForFile, startServer, type TestServer } from './support/server.js';
 
 const newDirectory = dataDirectoriesForFile();
 const dimension = 8;
 const distances: DistanceName[] = ['Cosine', 'Dot', 'Euclid', 'Manhattan'];
 
-/** The reference: MaxSim from its definition, each pair scored by the wire convention (docs/api.md §4). */
-function maxSim(distance: DistanceName, query: number[][], document: number[][]): number {
-  const larger = largerIsBetter(distance);
-  let sum = 0;
-  for (const row of query) {
-    let best = larger ? -Infinity : Infinity;
-    for (const stored of document) {
-      const score = referenceScore(distance, row, stored);
-      best = larger ? Math.max(best, score) : Math.min(best, score);
-    }
-    sum += best;
-  }
-  return sum;
-}
-
-function referenceTop(distance: DistanceName, query: number[][], documents: Map<number, number[][]>, limit: number, keep: (id: number) => boolean = () => true) {
-  const sign = largerIsBetter(distance) ? -1 : 1;
-  return [...documents]
-    .filter(([id]) => keep(id))
-    .map(([id, document]) => ({ id, score: maxSim(distance, query, document) }))
-    .sort((left, right) => sign * (left.score - right.score) || left.id - right.id)
-    .slice(0, limit);
-}
-
 /** Matrices of 1..6 rows per point, seeded. */
 function matrices(seed: number, count: number): Map<number, number[][]> {
-  const rows = randomVectors(seed, count * 6, dimension);
-  const result = new Map<number, number[][]>();
-  for (let id = 0; id < count; id += 1) result.set(id, rows.slice(id * 6, id * 6 + 1 + (id % 6)));
-  return result;
+  return seededMatrices(seed, count, dimension);
 }
 
 function expectHits(actual: { id: unknown; score: number }[], expected: { id: number; score: number }[]): void {
@@ -199,6 +173,46 @@ describe('multivectors (MaxSim)', () => {
       expectHits(after.body.result.points, referenceTop('Euclid', query, documents, 10));
       const record = await server.request('POST', '/collections/kept/points', { ids: [15], with_vector: ['colbert'] });
       expect(record.body.result[0].vector.colbert).toHaveLength(documents.get(15)!.length);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('multivector — the other write forms: column batch, vector update, vector delete, an added multivector name, strict mode max_vectors, int8 quantization', async () => {
+    const server = await startServer(await newDirectory());
+    try {
+      await createColbert(server, 'forms', 'Dot', { quantization_config: { scalar: { type: 'int8' } } });
+      const documents = matrices(51, 20);
+      const ids = [...documents.keys()];
+      const batch = await server.request('PUT', '/collections/forms/points?wait=true', {
+        batch: { ids, vectors: { colbert: ids.map((id) => documents.get(id)!), dense: ids.map((id) => documents.get(id)![0]!) } },
+      });
+      expect(batch.status, JSON.stringify(batch.body)).toBe(200);
+      const replacement = randomVectors(52, 3, dimension);
+      documents.set(4, replacement);
+      expect((await server.request('PUT', '/collections/forms/points/vectors?wait=true', { points: [{ id: 4, vector: { colbert: replacement } }] })).status).toBe(200);
+      expect((await server.request('POST', '/collections/forms/points/vectors/delete?wait=true', { points: [5], vector: ['colbert'] })).status).toBe(200);
+      documents.delete(5);
+      const query = randomVectors(53, 2, dimension);
+      const found = await server.request('POST', '/collections/forms/points/query', { query, using: 'colbert', limit: 20 });
+      expect(found.status, JSON.stringify(found.body)).toBe(200);
+      expectHits(found.body.result.points, referenceTop('Dot', query, documents, 20));
+
+      // A multivector added to an existing collection (docs/api.md §4.7).
+      expect((await server.request('PUT', '/collections/forms/vectors/late', { dense: { size: dimension, distance: 'Cosine', multivector_config: { comparator: 'max_sim' } } })).status).toBe(200);
+      const info = await server.request('GET', '/collections/forms');
+      expect(info.body.result.config.params.vectors.late.multivector_config).toEqual({ comparator: 'max_sim' });
+      expect((await server.request('PUT', '/collections/forms/points/vectors?wait=true', { points: [{ id: 1, vector: { late: replacement } }] })).status).toBe(200);
+      const late = await server.request('POST', '/collections/forms/points/query', { query: replacement, using: 'late', limit: 3 });
+      expect(late.body.result.points.map((point: { id: number }) => point.id)).toEqual([1]);
+      expect(late.body.result.points[0].score).toBeCloseTo(3, 4);
+
+      // Strict mode's per-name max_vectors bounds the rows below the server's limit.
+      const strict = await server.request('PATCH', '/collections/forms', { strict_mode_config: { enabled: true, multivector_config: { colbert: { max_vectors: 2 } } } });
+      expect(strict.status, JSON.stringify(strict.body)).toBe(200);
+      const refused = await server.request('PUT', '/collections/forms/points?wait=true', { points: [{ id: 99, vector: { colbert: replacement } }] });
+      expect(refused.status).toBe(400);
+      expect(refused.body.status.error).toMatch(/points\[0\]\.vector\.colbert.*at most 2 rows/);
     } finally {
       await server.close();
     }
