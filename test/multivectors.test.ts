@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { startChildServer, waitUntilReady } from './support/child-server.js';
 import { call } from './support/http-call.js';
-import { referenceTop, seededMatrices } from './support/multivector-reference.js';
+import { maxSim, referenceTop, seededMatrices } from './support/multivector-reference.js';
 import { graphInUseConfig, normalise, randomVectors, referenceScore, type DistanceName } from './support/search-data.js';
 import { dataDirectoriesForFile, startServer, type TestServer } from './support/server.js';
 
@@ -123,6 +123,46 @@ describe('multivectors (MaxSim)', () => {
     }
   });
 
+  it('multivector — recommend: average_vector averages the examples\' rows (one positive alone is the query as it is), sum_scores sums MaxSim; discover and context answer', async () => {
+    const server = await startServer(await newDirectory());
+    try {
+      await createColbert(server, 'examples', 'Dot');
+      const documents = matrices(61, 60);
+      await upsertMatrices(server, 'examples', documents);
+      const others = (excluded: number[]) => new Map([...documents].filter(([id]) => !excluded.includes(id)));
+      const alone = await server.request('POST', '/collections/examples/points/query', { query: { recommend: { positive: [3] } }, using: 'colbert', limit: 5 });
+      expect(alone.status, JSON.stringify(alone.body)).toBe(200);
+      expectHits(alone.body.result.points, referenceTop('Dot', documents.get(3)!, others([3]), 5));
+      // Two positives and a negative: every row averaged, then 2·positive − negative, as one row.
+      const average = (ids: number[]) => {
+        const rows = ids.flatMap((id) => documents.get(id)!);
+        return rows[0]!.map((_, position) => rows.reduce((sum, row) => sum + row[position]!, 0) / rows.length);
+      };
+      const positive = average([4, 5]);
+      const negative = average([6]);
+      const averaged = [positive.map((value, position) => 2 * value - negative[position]!)];
+      const mixed = await server.request('POST', '/collections/examples/points/query', { query: { recommend: { positive: [4, 5], negative: [6] } }, using: 'colbert', limit: 5 });
+      expectHits(mixed.body.result.points, referenceTop('Dot', averaged, others([4, 5, 6]), 5));
+      const summed = await server.request('POST', '/collections/examples/points/query', {
+        query: { recommend: { positive: [4, 5], negative: [6], strategy: 'sum_scores' } },
+        using: 'colbert',
+        limit: 5,
+      });
+      const sumReference = [...others([4, 5, 6])]
+        .map(([id, document]) => ({ id, score: maxSim('Dot', documents.get(4)!, document) + maxSim('Dot', documents.get(5)!, document) - maxSim('Dot', documents.get(6)!, document) }))
+        .sort((left, right) => right.score - left.score || left.id - right.id)
+        .slice(0, 5);
+      expectHits(summed.body.result.points, sumReference);
+      for (const query of [{ discover: { target: 7, context: [{ positive: 8, negative: 9 }] } }, { context: [{ positive: 8, negative: 9 }] }, { recommend: { positive: [8], strategy: 'best_score' } }]) {
+        const response = await server.request('POST', '/collections/examples/points/query', { query, using: 'colbert', limit: 5 });
+        expect(response.status, JSON.stringify(response.body)).toBe(200);
+        expect(response.body.result.points).toHaveLength(5);
+      }
+    } finally {
+      await server.close();
+    }
+  });
+
   it('multivector — bad input is a 400 naming the field, and nothing is written', async () => {
     const server = await startServer(await newDirectory(), { limits: { max_multivector_rows: 4 } } as never);
     try {
@@ -144,9 +184,9 @@ describe('multivectors (MaxSim)', () => {
       expect(onDense.body.status.error).toMatch(/query.*not a multivector/);
       const tooManyRows = await server.request('POST', '/collections/checks/points/query', { query: Array.from({ length: 5 }, () => [1, 2, 3, 4, 5, 6, 7, 8]), using: 'colbert' });
       expect(tooManyRows.status).toBe(400);
-      const recommend = await server.request('POST', '/collections/checks/points/query', { query: { recommend: { positive: [[[1, 2, 3, 4, 5, 6, 7, 8]]] } }, using: 'colbert' });
-      expect(recommend.status).toBe(400);
-      expect(recommend.body.status.error).toMatch(/recommend queries are not supported on the multivector/);
+      const mmr = await server.request('POST', '/collections/checks/points/query', { query: { nearest: [[1, 2, 3, 4, 5, 6, 7, 8]], mmr: { diversity: 0.5 } }, using: 'colbert' });
+      expect(mmr.status).toBe(400);
+      expect(mmr.body.status.error).toMatch(/query\.mmr.*not supported on the multivector/);
     } finally {
       await server.close();
     }

@@ -12,6 +12,7 @@ import { isMultiVectorIndex } from '../engine/multi-vector-index.js';
 import { averageVector } from './example-scores.js';
 import { exampleScorer, type CandidateScorer, type ExampleForm } from './example-scorer.js';
 import { fieldPath } from './field-path.js';
+import { maxSimSimilarity } from './multivector-examples.js';
 import type { ContextPairSource, QueryForm, QueryStage, VectorSource } from './plan.js';
 import type { QueryEnvironment } from './query-environment.js';
 import type { PointIdInput } from './schemas.js';
@@ -102,6 +103,14 @@ export class QueryVectors {
     if (form.kind === 'recommend' && form.strategy === 'average_vector') {
       const positives = this.resolveAll(form.positive, stage, `${field}.recommend.positive`);
       const negatives = this.resolveAll(form.negative, stage, `${field}.recommend.negative`);
+      const index = this.collection.vectorIndex(stage.using, fieldPath(stage.field, 'using'));
+      if (isMultiVectorIndex(index)) {
+        // As Qdrant: one positive alone is the query as it is; otherwise every row of the
+        // examples is averaged as dense vectors are, into a one-row query (docs/api.md §20).
+        if (positives.length === 1 && negatives.length === 0) return positives[0];
+        const rows = (matrices: Float32Array[]) => matrices.flatMap((matrix) => Array.from({ length: matrix.length / index.dimension }, (_, row) => matrix.subarray(row * index.dimension, (row + 1) * index.dimension)));
+        return averageVector(rows(positives), rows(negatives), index.dimension);
+      }
       return averageVector(positives, negatives, positives[0]!.length);
     }
     return undefined;
@@ -134,6 +143,9 @@ export class QueryVectors {
         a: form.strategy.a,
       };
     }
-    return example ? exampleScorer(distance, dimension, example) : undefined;
+    if (!example) return undefined;
+    // A multivector's examples are matrices, compared by MaxSim (./multivector-examples.ts).
+    const index = this.collection.vectorIndex(stage.using, fieldPath(stage.field, 'using'));
+    return exampleScorer(distance, dimension, example, isMultiVectorIndex(index) ? maxSimSimilarity(distance, dimension) : undefined);
   }
 }
