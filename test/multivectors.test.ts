@@ -118,6 +118,10 @@ describe('multivectors (MaxSim)', () => {
         .slice(0, 30)
         .map((hit) => hit.id);
       expectHits(response.body.result.points, referenceTop('Dot', query, documents, 10, (id) => candidates.includes(id)));
+      // The legacy search takes one dense vector: on a multivector it is a one-row query.
+      const legacy = await server.request('POST', '/collections/pipeline/points/search', { vector: { name: 'colbert', vector: query[0] }, limit: 5 });
+      expect(legacy.status, JSON.stringify(legacy.body)).toBe(200);
+      expectHits(legacy.body.result, referenceTop('Dot', [query[0]!], documents, 5));
     } finally {
       await server.close();
     }
