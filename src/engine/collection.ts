@@ -519,7 +519,8 @@ export class Collection {
   /** Strict mode's write limits (docs/api.md §4.5) for points about to be written, before anything is. */
   private checkWriteLimits(points: { key: string; vectors: ReadonlyMap<string, Float32Array> }[]): void {
     let vectorBytes = 0;
-    for (const index of this.indexes.values()) vectorBytes += index.stats().count * index.dimension * 4;
+    // A multivector's bytes are those of its rows (docs/api.md §20).
+    for (const index of this.indexes.values()) vectorBytes += (isMultiVectorIndex(index) ? index.rowStats().count : index.stats().count) * index.dimension * 4;
     const added = new Set<string>();
     for (const point of points) {
       if (this.table.byKey(point.key) !== undefined || added.has(point.key)) continue;
