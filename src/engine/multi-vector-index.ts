@@ -2,8 +2,8 @@
 // n rows of `dimension` values, scored against a query matrix by MaxSim. This index keeps the
 // kernel's dense HNSW untouched: every row of every point is a node ("sub-slot") of one ordinary
 // kernel VectorIndex, and this class maps sub-slots to the point's slot. A search asks the graph
-// for the nearest rows of each query row, turns them into candidate points, and scores those
-// exactly with MaxSim through the kernel's own distance routine (scoreSlots); the exact scan
+// for the nearest rows of each query row, turns them into candidate points, and scores the
+// promising ones exactly with MaxSim through the kernel's own distance routine (scoreSlots); the exact scan
 // (`exact`, a small or restrictive allowed set, the graph out of use) scores every allowed point
 // the same way and is the slow twin the tests compare the graph path with.
 //
@@ -248,8 +248,8 @@ export class MultiVectorIndex implements VectorIndex {
 
   /**
    * The k points with the best MaxSim to `query` (n rows back to back). Graph path: each query
-   * row's max(k, ef) nearest rows give candidate points, scored exactly; exact path: every
-   * allowed point scored.
+   * row's max(k, ef) nearest rows give candidate points, scored exactly in order of an estimate
+   * (rescoreByEstimate); exact path: every allowed point scored.
    */
   search(query: Float32Array, k: number, options: SearchOptions = {}): Promise<SearchResult> {
     return this.searching(async () => {
