@@ -71,6 +71,8 @@ const LimitsSection = Type.Object({
   max_collection_name_length: Type.Integer({ default: 255, minimum: 1, maximum: 255 }),
   /** Writes waiting per collection before new ones get a 503 with Retry-After (docs/api.md §8). */
   max_queued_writes: Type.Integer({ default: 256, minimum: 1, maximum: 1_000_000 }),
+  // multivec (issue 19): rows one multivector (point or query) may have (docs/api.md §20).
+  max_multivector_rows: Type.Integer({ default: 1024, minimum: 1, maximum: 65_536 }),
 });
 
 // ---- cluster (issue 17, docs/cluster.md): off by default; single-node mode needs no NATS.

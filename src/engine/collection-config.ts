@@ -123,7 +123,9 @@ export function buildCollectionConfig(request: CreateCollectionRequest, limits: 
     if (params.size > limits.max_vector_size) {
       throw new ConfigProblem(`${where}.size`, `vector size ${params.size} is above the limit of ${limits.max_vector_size}`);
     }
-    if (params.multivector_config != null) throw new ConfigProblem(`${where}.multivector_config`, 'multivectors are not supported');
+    if (params.multivector_config != null && params.datatype != null && params.datatype !== 'float32') {
+      throw new ConfigProblem(`${where}.datatype`, `a multivector stores float32 rows; datatype ${params.datatype} is not supported for multivectors`);
+    }
     vectors[name] = storedVectorParams(params, where);
   }
   for (const name of Object.keys(sparse ?? {})) {

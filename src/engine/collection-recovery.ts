@@ -8,7 +8,8 @@ import { createSparseIndex, loadSparseIndex } from '../native/sparse-index.js';
 import type { SparseIndex } from '../native/sparse-index-contract.js';
 import type { VectorIndex } from '../native/vector-index.js';
 import { decodeVectorRecordInto } from '../storage/point-records.js';
-import { checkpointPath, vectorIndexOptions, type Collection } from './collection.js';
+import { checkpointPath, createIndexFor, isMultivector, vectorIndexOptions, type Collection } from './collection.js';
+import { upsertRows } from './multi-vector-index.js';
 import { ProgressLog } from './progress-log.js';
 import { packVectors, sparseCheckpointPath } from './sparse-vectors.js';
 
@@ -57,6 +58,31 @@ async function rebuildIndex(collection: Collection, vectorName: string, progress
       }
     }
     await flush();
+  } catch (error) {
+    index.close();
+    throw error;
+  }
+  return index;
+}
+
+/**
+ * Rebuilds a multivector index (docs/architecture.md §17) from the point records: it has no
+ * checkpoint, so this runs at every start and the log is never needed for it.
+ */
+async function rebuildMultivectorIndex(collection: Collection, vectorName: string, progress?: (read: number) => void): Promise<VectorIndex> {
+  const index = createIndexFor(collection.config, vectorName, collection.directory);
+  let read = 0;
+  try {
+    for await (const chunk of collection.store.vectors(vectorName)) {
+      const matrices = chunk.map(({ record }) => {
+        const matrix = new Float32Array((record.byteLength - 1) / 4);
+        decodeVectorRecordInto(record, matrix, 0);
+        return matrix;
+      });
+      await upsertRows(index, Uint32Array.from(chunk, ({ slot }) => slot), matrices);
+      read += chunk.length;
+      progress?.(read);
+    }
   } catch (error) {
     index.close();
     throw error;
@@ -204,6 +230,12 @@ export async function recoverCollection(collection: Collection, logger: Logger, 
   let lowestCovered = lastOperationId;
   try {
     for (const vectorName of Object.keys(collection.config.vectors)) {
+      if (isMultivector(collection.config, vectorName)) {
+        const progress = new ProgressLog({ logger, task: 'multivector rebuild', fields: { collection: collection.name, vector: vectorName }, intervalMs: progressIntervalMs });
+        indexes.set(vectorName, await rebuildMultivectorIndex(collection, vectorName, (read) => progress.update(read, points)));
+        report.indexes[vectorName] = { source: 'rebuilt', checkpointOperationId: 0, replayedSlots: 0, reason: 'a multivector index is rebuilt from the point records at every start' };
+        continue;
+      }
       const loaded = await loadCheckpoint(collection, vectorName, lastOperationId);
       if ('index' in loaded) {
         loadedIndexedCounts.set(vectorName, loaded.index.stats().indexedCount);

@@ -113,6 +113,7 @@ export class CollectionRegistry {
         checkpointOperations: this.options.config.storage.checkpoint_operations,
         maxPayloadBytes: this.options.config.limits.max_payload_bytes,
         maxQueuedWrites: this.options.config.limits.max_queued_writes,
+        maxMultivectorRows: this.options.config.limits.max_multivector_rows,
       },
       logger: this.options.logger,
       hooks: this.options.hooks,

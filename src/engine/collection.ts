@@ -7,6 +7,7 @@ import { mkdir, rm } from 'node:fs/promises';
 import type { Logger } from 'pino';
 import { errors } from '../errors.js';
 import { createVectorIndex } from '../native/index.js';
+import { isMultiVectorIndex, MultiVectorIndex } from './multi-vector-index.js';
 import { quantizationFor } from './quantization.js';
 import type { SparseIndex, SparseSearchOptions, SparseVector } from '../native/sparse-index-contract.js';
 import type { SearchOptions, SearchResult, VectorIndex, VectorIndexOptions } from '../native/vector-index.js';
@@ -47,6 +48,8 @@ export interface CollectionSettings {
   maxPayloadBytes: number;
   /** Client writes queued or running before new ones get a 503 (write-queue.ts); default unbounded. */
   maxQueuedWrites?: number;
+  /** Rows a multivector may have (limits.max_multivector_rows, docs/api.md §20). */
+  maxMultivectorRows?: number;
 }
 
 export interface CollectionOptions {
@@ -113,6 +116,17 @@ export function datatypeOf(vector: Record<string, unknown>): VectorDatatype {
   return datatype === 'float16' || datatype === 'uint8' ? datatype : 'float32';
 }
 
+/** Whether `vectorName` is a multivector (docs/api.md §20): its points hold matrices scored by MaxSim. */
+export function isMultivector(config: CollectionConfig, vectorName: string): boolean {
+  return config.vectors[vectorName]?.multivector_config != null;
+}
+
+/** A new, empty index for one vector of `config`: a MultiVectorIndex for a multivector, else the kernel's. */
+export function createIndexFor(config: CollectionConfig, vectorName: string, directory?: string): VectorIndex {
+  const options = vectorIndexOptions(config, vectorName, directory);
+  return isMultivector(config, vectorName) ? new MultiVectorIndex(options) : createVectorIndex(options);
+}
+
 /**
  * Whether searches of `vectorName` walk the graph: Qdrant's optimizers_config.indexing_threshold
  * (KB of vectors; 0 = never) decides (docs/api.md §4.3). Below it, or at 0, every search is an
@@ -157,6 +171,8 @@ export class Collection {
   /** The strict-mode checks (docs/api.md §4.5); they read the current configuration. */
   readonly strictMode = new StrictMode(() => this.currentConfig.strict_mode_config);
 
+  private readonly maxMultivectorRows: number;
+
   constructor(options: CollectionOptions) {
     this.number = options.number;
     this.name = options.name;
@@ -164,6 +180,7 @@ export class Collection {
     this.directory = options.directory;
     this.checkpointBinding = options.checkpointBinding ?? '';
     this.logger = options.logger;
+    this.maxMultivectorRows = options.settings.maxMultivectorRows ?? defaultMaxMultivectorRows;
     this.queue = new WriteQueue(options.settings.maxQueuedWrites);
     // on_disk_payload is read once here: a PATCH of it takes effect at the next load (docs/api.md §19).
     this.table = new PointTable({ onDiskPayload: options.config.on_disk_payload, directory: this.directory });
@@ -226,7 +243,7 @@ export class Collection {
   }
 
   get vectorLayout(): VectorLayout {
-    return vectorLayoutOf(this.currentConfig);
+    return vectorLayoutOf(this.currentConfig, this.maxMultivectorRows);
   }
 
   get lastOperationId(): number {
@@ -260,7 +277,7 @@ export class Collection {
   async initializeEmpty(): Promise<void> {
     await mkdir(this.directory, { recursive: true });
     for (const name of Object.keys(this.currentConfig.vectors)) {
-      this.indexes.set(name, createVectorIndex(vectorIndexOptions(this.currentConfig, name, this.directory)));
+      this.indexes.set(name, createIndexFor(this.currentConfig, name, this.directory));
     }
     this.applyQuantization();
     this.sparse.initializeEmpty();
@@ -338,7 +355,9 @@ export class Collection {
   async nearest(vectorName: string, query: Float32Array, k: number, options: SearchOptions = {}): Promise<NearestResult> {
     this.assertOperable();
     const index = this.vectorIndex(vectorName);
-    if (query.length !== index.dimension) throw errors.dimensionMismatch('vector', index.dimension, query.length);
+    // A multivector query is a matrix: rows of the dimension back to back (docs/api.md §20).
+    const fits = isMultiVectorIndex(index) ? query.length > 0 && query.length % index.dimension === 0 : query.length === index.dimension;
+    if (!fits) throw errors.dimensionMismatch('vector', index.dimension, query.length);
     const searchOptions = this.withThreshold(vectorName, index, options);
     return this.table.reading(async () => this.livePointsOf(await index.search(query, k, searchOptions)));
   }
@@ -347,6 +366,7 @@ export class Collection {
   async nearestBatch(vectorName: string, queries: Float32Array[], k: number, options: SearchOptions = {}): Promise<NearestResult[]> {
     this.assertOperable();
     const index = this.vectorIndex(vectorName);
+    if (isMultiVectorIndex(index)) return Promise.all(queries.map((query) => this.nearest(vectorName, query, k, options)));
     for (const query of queries) {
       if (query.length !== index.dimension) throw errors.dimensionMismatch('vector', index.dimension, query.length);
     }
@@ -360,7 +380,9 @@ export class Collection {
 
   /** `options`, made exact while the indexing threshold keeps the graph out of use. */
   private withThreshold(vectorName: string, index: VectorIndex, options: SearchOptions): SearchOptions {
-    if (options.exact === true || graphInUse(this.currentConfig, vectorName, index.liveCount())) return options;
+    // A multivector's size is that of its rows (docs/api.md §20).
+    const vectors = isMultiVectorIndex(index) ? index.rowStats().count : index.liveCount();
+    if (options.exact === true || graphInUse(this.currentConfig, vectorName, vectors)) return options;
     return { ...options, exact: true };
   }
 
@@ -516,7 +538,8 @@ export class Collection {
   /** Strict mode's write limits (docs/api.md §4.5) for points about to be written, before anything is. */
   private checkWriteLimits(points: { key: string; vectors: ReadonlyMap<string, Float32Array> }[]): void {
     let vectorBytes = 0;
-    for (const index of this.indexes.values()) vectorBytes += index.stats().count * index.dimension * 4;
+    // A multivector's bytes are those of its rows (docs/api.md §20).
+    for (const index of this.indexes.values()) vectorBytes += (isMultiVectorIndex(index) ? index.rowStats().count : index.stats().count) * index.dimension * 4;
     const added = new Set<string>();
     for (const point of points) {
       if (this.table.byKey(point.key) !== undefined || added.has(point.key)) continue;
@@ -584,7 +607,7 @@ export class Collection {
       this.assertOperable();
       await rm(checkpointPath(this.directory, name), { force: true });
       await rm(sparseCheckpointPath(this.directory, name), { force: true });
-      const index = kind === 'dense' ? createVectorIndex(vectorIndexOptions(next, name, this.directory)) : undefined;
+      const index = kind === 'dense' ? createIndexFor(next, name, this.directory) : undefined;
       try {
         await persist(next);
       } catch (error) {
@@ -666,15 +689,17 @@ export class Collection {
 
 /** The vector names, sizes and distances a request is checked against (cluster mode checks a
  * write against the config alone, before any shard has it: docs/cluster.md §3). */
-export function vectorLayoutOf(config: CollectionConfig): VectorLayout {
+export function vectorLayoutOf(config: CollectionConfig, maxMultivectorRows = defaultMaxMultivectorRows): VectorLayout {
   const dimensions = new Map<string, number>();
   const distances = new Map<string, Distance>();
   const datatypes = new Map<string, VectorDatatype>();
+  const multivectors = new Map<string, number>();
   for (const [name, params] of Object.entries(config.vectors)) {
     dimensions.set(name, params.size);
     distances.set(name, params.distance);
     const datatype = datatypeOf(params);
     if (datatype !== 'float32') datatypes.set(name, datatype);
+    if (isMultivector(config, name)) multivectors.set(name, multivectorRowLimit(config, name, maxMultivectorRows));
   }
   return {
     shape: config.vectors_shape,
@@ -682,5 +707,16 @@ export function vectorLayoutOf(config: CollectionConfig): VectorLayout {
     distances,
     ...(datatypes.size > 0 ? { datatypes } : {}),
     sparseNames: new Set(Object.keys(config.sparse_vectors ?? {})),
+    multivectors,
   };
+}
+
+/** The default of limits.max_multivector_rows (src/config.ts). */
+export const defaultMaxMultivectorRows = 1024;
+
+/** Rows a point's multivector `vectorName` may have: the server's limit, or strict mode's max_vectors when lower. */
+export function multivectorRowLimit(config: CollectionConfig, vectorName: string, maxMultivectorRows = defaultMaxMultivectorRows): number {
+  const strict = config.strict_mode_config;
+  const strictRows = strict?.enabled === true ? strict.multivector_config?.[vectorName]?.max_vectors : undefined;
+  return typeof strictRows === 'number' ? Math.min(strictRows, maxMultivectorRows) : maxMultivectorRows;
 }

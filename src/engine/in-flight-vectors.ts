@@ -4,6 +4,7 @@
 // old ones. The write queue runs one write at a time, so this holds at most one write's vectors.
 import type { VectorIndex } from '../native/vector-index.js';
 import { inStoredForm } from '../points/vector-datatype.js';
+import { isMultiVectorIndex, normalizedRows } from './multi-vector-index.js';
 
 export class InFlightVectors {
   private readonly bySlot = new Map<number, Map<string, Float32Array | null>>();
@@ -35,6 +36,8 @@ export class InFlightVectors {
   stored(slot: number, vectorName: string, index: VectorIndex): Float32Array | null | undefined {
     const vector = this.bySlot.get(slot)?.get(vectorName);
     if (vector === undefined || vector === null) return vector;
+    // A multivector is float32 rows, normalised row by row under Cosine (docs/api.md §20).
+    if (isMultiVectorIndex(index)) return index.distance === 'Cosine' ? normalizedRows(vector, index.dimension) : vector;
     // uint8 rows keep their integers under Cosine (docs/api.md §21).
     if (index.distance !== 'Cosine' || index.datatype === 'uint8') return inStoredForm(vector, index.datatype);
     let squares = 0;

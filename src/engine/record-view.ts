@@ -8,6 +8,7 @@ import { selectPayload, type Payload, type PayloadSelection, type VectorSelectio
 import { float32RowToNumbers, sparseVectorToJson } from '../points/vectors.js';
 import { unnamedVector, type CollectionConfig } from './collection-config.js';
 import type { InFlightVectors } from './in-flight-vectors.js';
+import { isMultiVectorIndex } from './multi-vector-index.js';
 import type { PointEntry, PointTable } from './point-table.js';
 import type { SparseVectors } from './sparse-vectors.js';
 
@@ -21,7 +22,14 @@ export interface SparseVectorJson {
 export interface PointRecord {
   id: PointId;
   payload?: Payload;
-  vector?: number[] | Record<string, number[] | SparseVectorJson>;
+  vector?: number[] | number[][] | Record<string, number[] | number[][] | SparseVectorJson>;
+}
+
+/** A matrix of rows back to back as the API returns it: one array of numbers per row. */
+function matrixToJson(matrix: Float32Array, dimension: number): number[][] {
+  const rows: number[][] = [];
+  for (let start = 0; start < matrix.length; start += dimension) rows.push(float32RowToNumbers(matrix, start, dimension));
+  return rows;
 }
 
 /** The index of `vectorName` among `indexes`, or 400 naming the unknown name and the known ones. */
@@ -104,7 +112,7 @@ export class RecordView {
     const names = vector.kind === 'all' ? [...this.options.indexes.keys(), ...sparse.names()] : vector.names;
     const slots = Uint32Array.from(entries, (entry) => entry.slot);
     const single = this.options.config().vectors_shape === 'single';
-    const named: Record<string, number[] | SparseVectorJson>[] = entries.map(() => ({}));
+    const named: Record<string, number[] | number[][] | SparseVectorJson>[] = entries.map(() => ({}));
     // A point holding a sparse vector besides the unnamed dense one is shown named, as Qdrant does.
     const withSparse = new Set<number>();
     for (const name of names) {
@@ -119,6 +127,15 @@ export class RecordView {
     for (const name of names) {
       if (sparse.isSparse(name)) continue;
       const index = this.vectorIndex(name, 'with_vector');
+      if (isMultiVectorIndex(index)) {
+        // A multivector is shown as its rows, number[][] (docs/api.md §20).
+        entries.forEach((entry, position) => {
+          const inFlight = this.options.inFlight.stored(entry.slot, name, index);
+          const matrix = inFlight === undefined ? index.matrix(entry.slot) : (inFlight ?? undefined);
+          if (matrix !== undefined) named[position]![name] = matrixToJson(matrix, index.dimension);
+        });
+        continue;
+      }
       const rows = index.vectors(slots);
       const dimension = index.dimension;
       entries.forEach((entry, position) => {

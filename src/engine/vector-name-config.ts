@@ -55,8 +55,16 @@ export function withVectorName(current: CollectionConfig, name: string, request:
   // A single unnamed vector is addressed without a name everywhere; a second, named one would change that shape.
   if (current.vectors_shape === 'single') throw new ConfigProblem('vector_name', 'the collection has one unnamed vector: named vectors can be added only to a collection created with named vectors');
   if (dense.size > limits.max_vector_size) throw new ConfigProblem('dense.size', `vector size ${dense.size} is above the limit of ${limits.max_vector_size}`);
-  if (dense.multivector_config != null) throw new ConfigProblem('dense.multivector_config', 'multivectors are not supported');
-  next.vectors[name] = { size: dense.size, distance: dense.distance, ...(dense.datatype != null ? { datatype: dense.datatype } : {}) };
+  if (dense.multivector_config != null && dense.datatype != null && dense.datatype !== 'float32') {
+    throw new ConfigProblem('dense.datatype', `a multivector stores float32 rows; datatype ${dense.datatype} is not supported for multivectors`);
+  }
+  // A multivector (docs/api.md §20) is a dense vector whose points hold a matrix of rows.
+  next.vectors[name] = {
+    size: dense.size,
+    distance: dense.distance,
+    ...(dense.datatype != null ? { datatype: dense.datatype } : {}),
+    ...(dense.multivector_config != null ? { multivector_config: { comparator: dense.multivector_config.comparator } } : {}),
+  };
   return { config: next, kind: 'dense' };
 }
 

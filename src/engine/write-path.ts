@@ -8,6 +8,7 @@ import { errors } from '../errors.js';
 import { serializeJson } from '../json/serialize.js';
 import type { SparseVector } from '../native/sparse-index-contract.js';
 import type { VectorIndex } from '../native/vector-index.js';
+import { upsertRows } from './multi-vector-index.js';
 import { formatPointId, pointIdKey, type PointId } from '../points/ids.js';
 import type { Payload } from '../points/selectors.js';
 import type { CollectionBatch, CollectionStore } from '../storage/collection-store.js';
@@ -65,12 +66,6 @@ export interface WritePathOptions {
 /** The sparse side of a staged write's plan, in the shape SparseVectors takes. */
 function sparseChanges(plan: DraftPlan): SparseChange[] {
   return plan.written.filter((change) => change.sparse.size > 0).map((change) => ({ slot: change.entry.slot, vectors: change.sparse }));
-}
-
-function concatenate(rows: Float32Array[], dimension: number): Float32Array {
-  const joined = new Float32Array(rows.length * dimension);
-  rows.forEach((row, position) => joined.set(row, position * dimension));
-  return joined;
 }
 
 interface WriteSteps<Plan> {
@@ -208,7 +203,7 @@ export class WritePath {
               rows.push(vector);
             } else if (previous) removed.push(entry.slot);
           }
-          if (slots.length > 0) await index.upsert(Uint32Array.from(slots), concatenate(rows, index.dimension));
+          if (slots.length > 0) await upsertRows(index, Uint32Array.from(slots), rows);
           if (removed.length > 0) await index.delete(Uint32Array.from(removed));
         }
         await sparse.apply(changes.map((change) => change.sparse));
@@ -308,7 +303,7 @@ export class WritePath {
             slots.push(entry.slot);
             rows.push(vector);
           }
-          if (slots.length > 0) await index.upsert(Uint32Array.from(slots), concatenate(rows, index.dimension));
+          if (slots.length > 0) await upsertRows(index, Uint32Array.from(slots), rows);
         }
         await sparse.apply(changes.map((change) => ({ slot: change.entry.slot, vectors: change.sparse })));
       }),
@@ -420,7 +415,7 @@ export class WritePath {
                 rows.push(vector);
               } else if (vector === null) removed.push(entry.slot);
             }
-            if (slots.length > 0) await index.upsert(Uint32Array.from(slots), concatenate(rows, index.dimension));
+            if (slots.length > 0) await upsertRows(index, Uint32Array.from(slots), rows);
             if (removed.length > 0) await index.delete(Uint32Array.from(removed));
           }
           await sparse.apply(sparseChanges(plan));

@@ -19,6 +19,8 @@ export interface VectorLayout {
   distances?: ReadonlyMap<string, Distance>;
   /** Datatype by dense vector name, when not float32: values are checked to fit (vector-datatype.ts). */
   datatypes?: ReadonlyMap<string, VectorDatatype>;
+  /** Multivector names (docs/api.md §20) and the most rows a point may give each. */
+  multivectors?: ReadonlyMap<string, number>;
 }
 
 const float32Maximum = 3.4028234663852886e38;
@@ -50,6 +52,20 @@ export function parseDenseVector(value: unknown, field: string, dimension: numbe
   return distance === undefined ? vector : checkVectorNorm(vector, field, distance);
 }
 
+/**
+ * One multivector: an array of 1..maxRows dense rows of `dimension` numbers, each checked like a
+ * dense vector, returned back to back (row-major). A plain array of numbers is a one-row matrix.
+ */
+export function parseMultiVector(value: unknown, field: string, dimension: number, maxRows: number, distance?: Distance): Float32Array {
+  if (!Array.isArray(value)) throw errors.invalidField(field, `expected an array of vectors (rows of ${dimension} numbers), got ${describe(value)}`);
+  if (value.length === 0) throw errors.invalidField(field, 'a multivector needs at least one row');
+  if (!Array.isArray(value[0])) return parseDenseVector(value, field, dimension, distance);
+  if (value.length > maxRows) throw errors.invalidField(field, `a multivector may have at most ${maxRows} rows, got ${value.length}`);
+  const matrix = new Float32Array(value.length * dimension);
+  value.forEach((row, position) => matrix.set(parseDenseVector(row, `${field}[${position}]`, dimension, distance), position * dimension));
+  return matrix;
+}
+
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
@@ -72,7 +88,13 @@ export function parsePointVectors(value: unknown, field: string, layout: VectorL
     if (dimension === undefined) {
       throw errors.invalidField(field, `this collection has named vectors (${knownNames(layout)}): give {"name": [numbers]}`);
     }
-    vectors.set('', parseDenseVector(value, field, dimension, layout.distances?.get(''), layout.datatypes?.get('')));
+    const maxRows = layout.multivectors?.get('');
+    vectors.set(
+      '',
+      maxRows === undefined
+        ? parseDenseVector(value, field, dimension, layout.distances?.get(''), layout.datatypes?.get(''))
+        : parseMultiVector(value, field, dimension, maxRows, layout.distances?.get('')),
+    );
     return vectors;
   }
   if (!isPlainObject(value)) throw errors.invalidField(field, `expected an array of numbers or an object of named vectors, got ${describe(value)}`);
@@ -87,6 +109,11 @@ export function parsePointVectors(value: unknown, field: string, layout: VectorL
     const dimension = layout.dimensions.get(name);
     if (dimension === undefined) {
       throw errors.invalidField(where, `Not existing vector name: ${JSON.stringify(name)} (this collection has ${knownNames(layout)})`);
+    }
+    const maxRows = layout.multivectors?.get(name);
+    if (maxRows !== undefined && !looksSparse(vector) && !looksLikeDocument(vector)) {
+      vectors.set(name, parseMultiVector(vector, where, dimension, maxRows, layout.distances?.get(name)));
+      continue;
     }
     if (looksSparse(vector)) throw errors.invalidField(where, `${JSON.stringify(name)} is a dense vector: give an array of ${dimension} numbers, not a sparse vector`);
     if (looksLikeDocument(vector)) throw errors.invalidField(where, `${JSON.stringify(name)} is a dense vector: Documents are embedded only for sparse vectors (model qdrant/bm25)`);

@@ -3,7 +3,7 @@
 // formulas are in ./example-scores.ts and ./relevance-feedback.ts. Scores are larger-better
 // whatever the distance.
 import type { Distance } from '../native/vector-index.js';
-import { bestScore, contextScore, discoverScore, prepareExample, similarity, sumScores, type PairSimilarities } from './example-scores.js';
+import { bestScore, contextScore, discoverScore, prepareExample, similarity as singleSimilarity, sumScores, type PairSimilarities } from './example-scores.js';
 import { naiveFeedbackScore, type FeedbackPair, type PairDelta } from './relevance-feedback.js';
 
 export interface ResolvedPair {
@@ -24,8 +24,21 @@ export type ExampleForm =
  */
 export type CandidateScorer = (rows: ArrayLike<number>, offset: number) => number;
 
-export function exampleScorer(distance: Distance, dimension: number, form: ExampleForm): CandidateScorer {
-  const prepare = (vector: ArrayLike<number>) => prepareExample(distance, vector);
+/**
+ * How one example is compared with one candidate: `prepare` readies an example once, `similarity`
+ * scores it against the candidate at `offset` (larger is better). The default is the single-vector
+ * similarity of ./example-scores.ts; multivectors pass MaxSim (./multivector-examples.ts).
+ */
+export interface ExampleSimilarity {
+  prepare(vector: ArrayLike<number>): ArrayLike<number>;
+  similarity(example: ArrayLike<number>, rows: ArrayLike<number>, offset: number): number;
+}
+
+export function exampleScorer(distance: Distance, dimension: number, form: ExampleForm, custom?: ExampleSimilarity): CandidateScorer {
+  const prepare = custom ? (vector: ArrayLike<number>) => custom.prepare(vector) : (vector: ArrayLike<number>) => prepareExample(distance, vector);
+  const similarity = custom
+    ? (_distance: Distance, example: ArrayLike<number>, rows: ArrayLike<number>, _dimension: number, offset: number) => custom.similarity(example, rows, offset)
+    : singleSimilarity;
   const preparePairs = (pairs: ResolvedPair[]) => pairs.map((pair) => ({ positive: prepare(pair.positive), negative: prepare(pair.negative) }));
 
   switch (form.kind) {

@@ -8,6 +8,9 @@
 // ./nearest-search.ts (with ./mmr-stage.ts for MMR), ./exact-scan.ts with ./query-vectors.ts (example-based forms),
 // ./ordered-stages.ts (no query, order_by), ./random-sample.ts, ./prefetch-fusion.ts,
 // ./formula-stage.ts, and ./sparse-search.ts for stages whose `using` names a sparse vector.
+import { checkMultivectorForm } from './multivector-forms.js';
+import { matrixScan } from './multivector-examples.js';
+import { isMultiVectorIndex } from '../engine/multi-vector-index.js';
 import type { Collection } from '../engine/collection.js';
 import { errors } from '../errors.js';
 import { liveCandidates, prefetchedCandidates } from './candidates.js';
@@ -77,6 +80,7 @@ export class QueryRun {
     }
 
     const index = this.collection.vectorIndex(stage.using, fieldPath(stage.field, 'using'));
+    checkMultivectorForm(index, form, stage);
     const query = this.vectors.nearestVector(form, stage);
     if (query && form.kind === 'nearest' && form.mmr) {
       const candidates = await nearestInCollection(this.collection, stage, index, query, allowed, this.excluded, form.mmr.candidatesLimit);
@@ -84,7 +88,9 @@ export class QueryRun {
     }
     if (query) return withThreshold(await nearestInCollection(this.collection, stage, index, query, allowed, this.excluded, limit), stage.scoreThreshold);
     const scorer = this.vectors.exampleScorer(form, stage, index.distance, index.dimension)!;
-    return withThreshold(await exactScan(index, scorer, liveCandidates(this.collection, allowed, this.excluded), limit), stage.scoreThreshold);
+    const entries = liveCandidates(this.collection, allowed, this.excluded);
+    const scanned = isMultiVectorIndex(index) ? await matrixScan(index, scorer, entries, limit) : await exactScan(index, scorer, entries, limit);
+    return withThreshold(scanned, stage.scoreThreshold);
   }
 
   /** A stage with prefetches: its form over what they found. */
@@ -102,6 +108,7 @@ export class QueryRun {
     }
 
     const index = this.collection.vectorIndex(stage.using, fieldPath(stage.field, 'using'));
+    checkMultivectorForm(index, form, stage);
     const query = this.vectors.nearestVector(form, stage);
     if (query && form.kind === 'nearest' && form.mmr) {
       const nearest = await nearestAmong(index, query, candidates, form.mmr.candidatesLimit);
@@ -109,6 +116,7 @@ export class QueryRun {
     }
     if (query) return withThreshold(await nearestAmong(index, query, candidates, limit), stage.scoreThreshold);
     const scorer = this.vectors.exampleScorer(form, stage, index.distance, index.dimension)!;
-    return withThreshold(await exactScan(index, scorer, candidates, limit), stage.scoreThreshold);
+    const scanned = isMultiVectorIndex(index) ? await matrixScan(index, scorer, candidates, limit) : await exactScan(index, scorer, candidates, limit);
+    return withThreshold(scanned, stage.scoreThreshold);
   }
 }

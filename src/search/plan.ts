@@ -10,7 +10,7 @@ import type { OrderByInput, PointIdInput, WithPayloadSelector, WithVectorSelecto
  * A query vector given inline (dense, or sparse: `{indices, values}` or a BM25 Document already
  * turned into its query vector), or the id of a point whose vector is used.
  */
-export type VectorSource = { kind: 'vector'; values: (number | bigint)[] } | { kind: 'sparse'; vector: SparseVector } | { kind: 'point'; id: PointIdInput };
+export type VectorSource = { kind: 'vector'; values: (number | bigint)[] } | { kind: 'multi'; rows: (number | bigint)[][] } | { kind: 'sparse'; vector: SparseVector } | { kind: 'point'; id: PointIdInput };
 
 export interface ContextPairSource {
   positive: VectorSource;

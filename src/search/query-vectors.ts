@@ -7,10 +7,12 @@ import { errors } from '../errors.js';
 import type { Distance } from '../native/vector-index.js';
 import { formatPointId, parsePointId } from '../points/ids.js';
 import type { SparseVector } from '../points/sparse-vector.js';
-import { parseDenseVector } from '../points/vectors.js';
+import { parseDenseVector, parseMultiVector } from '../points/vectors.js';
+import { isMultiVectorIndex } from '../engine/multi-vector-index.js';
 import { averageVector } from './example-scores.js';
 import { exampleScorer, type CandidateScorer, type ExampleForm } from './example-scorer.js';
 import { fieldPath } from './field-path.js';
+import { maxSimSimilarity } from './multivector-examples.js';
 import type { ContextPairSource, QueryForm, QueryStage, VectorSource } from './plan.js';
 import type { QueryEnvironment } from './query-environment.js';
 import type { PointIdInput } from './schemas.js';
@@ -28,6 +30,12 @@ export class QueryVectors {
     if (source.kind === 'sparse') {
       throw errors.invalidField(field, `${JSON.stringify(stage.using)} is a dense vector: a sparse query (indices and values, or a Document) needs a sparse vector name in "using"`);
     }
+    const maxRows = this.collection.vectorLayout.multivectors?.get(stage.using);
+    if (source.kind === 'multi') {
+      if (maxRows === undefined) throw errors.invalidField(field, `${JSON.stringify(stage.using)} is not a multivector: give one array of ${dimension} numbers`);
+      // A multivector query (docs/api.md §20): 1..max rows, each checked like a dense query.
+      return parseMultiVector(source.rows, field, dimension, maxRows, index.distance);
+    }
     if (source.kind === 'vector') {
       // Dimension, finiteness and the float32 range (1e39 would become Infinity): a 400, not a kernel error.
       // Cosine: a non-zero norm, normalised here when float32 cannot sum its squares (vector-norm.ts).
@@ -35,17 +43,22 @@ export class QueryVectors {
     }
     const { id, collection, vectorName, entry, nameField } = this.examplePoint(source.id, stage);
     // The vector name must exist there: a 400 naming where it was given, before reading it.
-    collection.vectorIndex(vectorName, nameField);
+    const exampleIndex = collection.vectorIndex(vectorName, nameField);
     const vector = collection.storedVector(entry, vectorName);
     if (!vector) throw errors.invalidField(field, `point ${formatPointId(id)} has no vector ${JSON.stringify(vectorName)}`);
-    if (vector.length !== dimension) throw errors.dimensionMismatch(field, dimension, vector.length);
+    // A stored multivector is a whole matrix; it may serve as the query of a multivector only.
+    const exampleIsMatrix = isMultiVectorIndex(exampleIndex);
+    if (exampleIsMatrix !== (maxRows !== undefined)) {
+      throw errors.invalidField(field, `point ${formatPointId(id)}: ${JSON.stringify(vectorName)} and ${JSON.stringify(stage.using)} must both be multivectors or both not`);
+    }
+    if (exampleIsMatrix ? vector.length % dimension !== 0 || exampleIndex.dimension !== dimension : vector.length !== dimension) throw errors.dimensionMismatch(field, dimension, vector.length);
     return vector;
   }
 
   /** The sparse query vector a source names under the sparse vector `using` (docs/api.md §5.6). */
   resolveSparse(source: VectorSource, stage: QueryStage, field: string): SparseVector {
     if (source.kind === 'sparse') return source.vector;
-    if (source.kind === 'vector') {
+    if (source.kind === 'vector' || source.kind === 'multi') {
       throw errors.invalidField(field, `${JSON.stringify(stage.using)} is a sparse vector: give {"indices": [...], "values": [...]}, not a dense vector`);
     }
     const { id, collection, vectorName, entry, nameField } = this.examplePoint(source.id, stage);
@@ -90,6 +103,14 @@ export class QueryVectors {
     if (form.kind === 'recommend' && form.strategy === 'average_vector') {
       const positives = this.resolveAll(form.positive, stage, `${field}.recommend.positive`);
       const negatives = this.resolveAll(form.negative, stage, `${field}.recommend.negative`);
+      const index = this.collection.vectorIndex(stage.using, fieldPath(stage.field, 'using'));
+      if (isMultiVectorIndex(index)) {
+        // As Qdrant: one positive alone is the query as it is; otherwise every row of the
+        // examples is averaged as dense vectors are, into a one-row query (docs/api.md §20).
+        if (positives.length === 1 && negatives.length === 0) return positives[0];
+        const rows = (matrices: Float32Array[]) => matrices.flatMap((matrix) => Array.from({ length: matrix.length / index.dimension }, (_, row) => matrix.subarray(row * index.dimension, (row + 1) * index.dimension)));
+        return averageVector(rows(positives), rows(negatives), index.dimension);
+      }
       return averageVector(positives, negatives, positives[0]!.length);
     }
     return undefined;
@@ -122,6 +143,9 @@ export class QueryVectors {
         a: form.strategy.a,
       };
     }
-    return example ? exampleScorer(distance, dimension, example) : undefined;
+    if (!example) return undefined;
+    // A multivector's examples are matrices, compared by MaxSim (./multivector-examples.ts).
+    const index = this.collection.vectorIndex(stage.using, fieldPath(stage.field, 'using'));
+    return exampleScorer(distance, dimension, example, isMultiVectorIndex(index) ? maxSimSimilarity(distance, dimension) : undefined);
   }
 }

@@ -80,9 +80,14 @@ function tuningOf(params: SearchParams | null | undefined): SearchTuning {
   return tuning;
 }
 
+/** Whether a query array is a multivector's rows rather than one vector's numbers. */
+function isRows(input: readonly unknown[]): input is (number | bigint)[][] {
+  return Array.isArray(input[0]);
+}
+
 /** A vector, a sparse vector or Document, or a point id; checked here, where its field is known for the 400. */
 function vectorSource(field: string, input: QueryVectorInput): VectorSource {
-  if (Array.isArray(input)) return { kind: 'vector', values: input };
+  if (Array.isArray(input)) return isRows(input) ? { kind: 'multi', rows: input } : { kind: 'vector', values: input as (number | bigint)[] };
   if (looksSparse(input) || looksLikeDocument(input)) return { kind: 'sparse', vector: parseSparseInput(input, field, 'query') };
   try {
     return { kind: 'point', id: parsePointId(input) };

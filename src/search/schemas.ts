@@ -28,8 +28,11 @@ export const PointIdInput = Type.Union([Type.Integer({ minimum: 0 }), Type.BigIn
  */
 export const DenseVector = Type.Array(Type.Union([Type.Number(), Type.BigInt()]), { minItems: 1 });
 
-/** What a query may point at: a dense vector or the id of a stored point. */
-export const VectorInput = Type.Union([DenseVector, PointIdInput]);
+/** A multivector as sent: rows of numbers (docs/api.md §20); parseMultiVector checks every row. */
+export const MultiDenseVector = Type.Array(DenseVector, { minItems: 1 });
+
+/** What a query may point at: a dense vector, a multivector or the id of a stored point. */
+export const VectorInput = Type.Union([DenseVector, MultiDenseVector, PointIdInput]);
 
 /** A sparse vector as sent; src/points/sparse-vector.ts checks its entries and names the bad one. */
 export const SparseVectorInput = Type.Object({ indices: Type.Array(Type.Unknown()), values: Type.Array(Type.Unknown()) }, strict);
@@ -38,7 +41,7 @@ export const SparseVectorInput = Type.Object({ indices: Type.Array(Type.Unknown(
 export const DocumentInput = Type.Object({ text: Type.String(), model: Type.String(), options: Maybe(Type.Unknown()) }, strict);
 
 /** What a nearest query may point at: any VectorInput, a sparse vector or a Document. */
-export const QueryVectorInput = Type.Union([DenseVector, SparseVectorInput, DocumentInput, PointIdInput]);
+export const QueryVectorInput = Type.Union([DenseVector, MultiDenseVector, SparseVectorInput, DocumentInput, PointIdInput]);
 
 export const ContextPair = Type.Object({ positive: VectorInput, negative: VectorInput }, strict);
 const ContextInput = Type.Union([ContextPair, Type.Array(ContextPair), Type.Null()]);

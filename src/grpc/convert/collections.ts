@@ -178,6 +178,8 @@ function vectorParamsMessage(json: Json): MessageInitShape<typeof VectorsConfigS
     onDisk: typeof json.on_disk === 'boolean' ? json.on_disk : undefined,
     datatype: json.datatype === undefined || json.datatype === null ? undefined : enumByName(Datatype, json.datatype, Datatype.Default),
     quantizationConfig: quantizationMessage(json.quantization_config),
+    // A multivector (docs/api.md §20): MaxSim is the proto's only comparator (its value 0).
+    multivectorConfig: json.multivector_config ? { comparator: 0 } : undefined,
   };
 }
 
