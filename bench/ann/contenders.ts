@@ -26,6 +26,14 @@ export interface Contender {
   /** Bytes the library itself reports holding, if it reports any. */
   reportedBytes(): number | undefined;
   close(): void;
+  /**
+   * Peers in their own process (bench/ann/external.ts) time themselves: the last build's and the
+   * last searchAll's milliseconds, and the build's RSS growth, measured inside that process so the
+   * hop to it is not counted. Undefined for in-process contenders (timed by the caller).
+   */
+  readonly lastBuildMs?: number;
+  readonly lastSearchMs?: number;
+  readonly buildRssBytes?: number;
 }
 
 /**

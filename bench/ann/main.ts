@@ -2,7 +2,9 @@
 // same seeded clustered data, same M / ef_construct: build time (1 and 2 threads), memory,
 // single-thread QPS and recall@10 over an ef sweep, and the QPS / build-time ratios at
 // recall@10 >= 0.95 and >= 0.99. `--quick` (small data) fails only if QuiverDB's recall@10 at
-// the widest ef is below 0.9, never on speed.
+// the widest ef is below 0.9, never on speed. The peers outside Node (hnswlib C++, faiss,
+// qdrant-edge: bench/ann/external.ts) run in the full benchmark, or in --quick with --peers;
+// `--no-peers` leaves them out. The headline is QuiverDB's async call against the strongest peer.
 import { writeFileSync, mkdirSync } from 'node:fs';
 import { cpus } from 'node:os';
 import v8 from 'node:v8';
@@ -14,6 +16,8 @@ import { runFiltered } from './filtered.js';
 import { runQuantized } from './quantized.js';
 import { runDatatypes } from './datatypes.js';
 import { groundTruth, recallAt } from './truth.js';
+import { ExternalContender, floatPeers, preparePeers, type PeerLaunchers } from './external.js';
+import { bestAt, headlineLines, overallLines, type SweepRow } from './summary.js';
 
 v8.setFlagsFromString('--expose-gc');
 const collectGarbage = vm.runInNewContext('gc') as () => void;
@@ -30,6 +34,8 @@ const filteredOnly = process.argv.includes('--filtered-only');
 const filtered = filteredOnly || process.argv.includes('--filtered');
 const sweep = quick ? [16, 32, 64, 128] : [10, 16, 24, 32, 48, 64, 96, 128, 192, 256];
 const passes = quick ? 2 : 3;
+/** External peers: in the full run unless --no-peers; in --quick only with --peers (setup costs minutes). */
+const withPeers = quick ? process.argv.includes('--peers') : !process.argv.includes('--no-peers');
 const datasets: Dataset[] = quick
   ? [
       clusteredDataset('10k x 32 Euclid', 'Euclid', 10_000, 32, 200, 100, 11),
@@ -66,11 +72,6 @@ async function timed(work: () => Promise<void>): Promise<number> {
   return performance.now() - start;
 }
 
-/** Best QPS among sweep points reaching `level` recall, or undefined. */
-function bestAt(points: Point[], level: number): Point | undefined {
-  return points.filter((point) => point.recall >= level).sort((a, b) => b.queriesPerSecond - a.queriesPerSecond)[0];
-}
-
 /**
  * Measures every contender at every ef. Passes are interleaved (each pass runs every contender
  * once, in rotating order) and the best pass counts, so a burst of load on this shared machine
@@ -90,8 +91,9 @@ async function sweepSearch(contenders: Contender[], dataset: Dataset, truth: Int
       for (let turn = 0; turn < contenders.length; turn += 1) {
         const position = (turn + pass) % contenders.length;
         const start = performance.now();
-        const found = await contenders[position]!.searchAll(dataset);
-        bestMs[position] = Math.min(bestMs[position]!, performance.now() - start);
+        const contender = contenders[position]!;
+        const found = await contender.searchAll(dataset);
+        bestMs[position] = Math.min(bestMs[position]!, contender.lastSearchMs ?? performance.now() - start);
         recalls[position] = recallAt(found, truth, dataset.queryCount);
       }
     }
@@ -109,7 +111,7 @@ const format = {
     mine === undefined || theirs === undefined || theirs === 0 ? 'n/a' : (mine / theirs).toFixed(2),
 };
 
-async function runDataset(dataset: Dataset): Promise<{ rows: Row[]; lines: string[]; quiverRecall: number }> {
+async function runDataset(dataset: Dataset, launchers: PeerLaunchers): Promise<{ rows: Row[]; lines: string[]; quiverRecall: number }> {
   console.error(`\n# ${dataset.name}: building exact ground truth...`);
   const truth = await groundTruth(dataset);
   const rows: Row[] = [];
@@ -126,11 +128,14 @@ async function runDataset(dataset: Dataset): Promise<{ rows: Row[]; lines: strin
   const quiverRow: Row = { name: 'QuiverDB', points: [] };
   const hnswRow: Row = { name: hnsw.name, points: [] };
   const usearchRow: Row = { name: usearchIndex.name, points: [] };
+  const externals = floatPeers(launchers).map((library) => ({ library, contender: new ExternalContender(library, launchers) }));
+  const externalRows: Row[] = externals.map(({ contender }) => ({ name: contender.name, points: [] }));
   const keep = async (row: Row, contender: Contender): Promise<void> => {
     console.error(`  ${row.name} build (1 thread, kept)...`);
     const before = residentBytes();
-    row.build1Ms = await timed(() => contender.build(dataset, 1));
-    row.rssBytes = residentBytes() - before;
+    const elapsed = await timed(() => contender.build(dataset, 1));
+    row.build1Ms = contender.lastBuildMs ?? elapsed;
+    row.rssBytes = contender.buildRssBytes ?? residentBytes() - before;
   };
   await keep(quiverRow, quiverAsync);
   quiverRow.reportedBytes = quiverAsync.reportedBytes();
@@ -138,10 +143,15 @@ async function runDataset(dataset: Dataset): Promise<{ rows: Row[]; lines: strin
   quiverBatch.adopt(quiverAsync);
   await keep(hnswRow, hnsw);
   await keep(usearchRow, usearchIndex);
+  for (const [position, { contender }] of externals.entries()) {
+    await keep(externalRows[position]!, contender);
+    externalRows[position]!.reportedBytes = contender.reportedBytes();
+  }
   const scratchBuild = async (row: Row, make: () => Contender, threads: 1 | 2): Promise<void> => {
     console.error(`  ${row.name} build (${threads} thread${threads === 1 ? '' : 's'}, timing only)...`);
     const scratch = make();
-    const elapsed = await timed(() => scratch.build(dataset, threads));
+    const timedElapsed = await timed(() => scratch.build(dataset, threads));
+    const elapsed = scratch.lastBuildMs ?? timedElapsed;
     scratch.close();
     if (threads === 1) row.build1Ms = Math.min(row.build1Ms ?? Infinity, elapsed);
     else row.build2Ms = Math.min(row.build2Ms ?? Infinity, elapsed);
@@ -151,26 +161,40 @@ async function runDataset(dataset: Dataset): Promise<{ rows: Row[]; lines: strin
       await scratchBuild(quiverRow, () => new QuiverContender('async'), 1);
       await scratchBuild(hnswRow, () => new HnswlibContender(), 1);
       await scratchBuild(usearchRow, () => new UsearchContender(), 1);
+      for (const [position, { library }] of externals.entries()) await scratchBuild(externalRows[position]!, () => new ExternalContender(library, launchers), 1);
     }
     await scratchBuild(quiverRow, () => new QuiverContender('async'), 2);
     await scratchBuild(usearchRow, () => new UsearchContender(), 2);
+    for (const [position, { library }] of externals.entries()) await scratchBuild(externalRows[position]!, () => new ExternalContender(library, launchers), 2);
   }
   console.error('  search sweeps...');
-  const contenders: Contender[] = [quiverAsync, quiverSync, quiverBatch, hnsw, usearchIndex];
+  const contenders: Contender[] = [quiverAsync, quiverSync, quiverBatch, hnsw, usearchIndex, ...externals.map(({ contender }) => contender)];
   const measured = await sweepSearch(contenders, dataset, truth);
+  const loopNotes: string[] = [];
+  for (const { library, contender } of externals) {
+    if (library === 'hnswlib-c++') continue;
+    const microseconds = ((await contender.emptyLoopMs(dataset)) / dataset.queryCount) * 1000;
+    loopNotes.push(`${contender.name} ${microseconds.toFixed(2)} µs`);
+  }
   const asyncRow: Row = { ...quiverRow, name: 'QuiverDB (async)', points: measured[0]! };
   const syncRow: Row = { ...quiverRow, name: 'QuiverDB (sync)', points: measured[1]! };
   const batchRow: Row = { ...quiverRow, name: 'QuiverDB (batch)', points: measured[2]! };
   hnswRow.points = measured[3]!;
   usearchRow.points = measured[4]!;
+  externalRows.forEach((row, position) => (row.points = measured[5 + position]!));
   quiverAsync.close();
   hnsw.close();
   usearchIndex.close();
-  rows.push(asyncRow, syncRow, batchRow, hnswRow, usearchRow);
+  externals.forEach(({ contender }) => contender.close());
+  rows.push(asyncRow, syncRow, batchRow, hnswRow, usearchRow, ...externalRows);
   const peers = (): Row[] => rows.slice(3);
 
   const lines: string[] = [];
   lines.push(`### ${dataset.name} (${dataset.queryCount} queries, k=${K}, M=${M}, ef_construct=${EF_CONSTRUCT})`, '');
+  lines.push(...headlineLines([asyncRow, syncRow, batchRow], peers()), '');
+  if (loopNotes.length > 0) {
+    lines.push(`Python peers pay their call loop: the same loop calling a function that does nothing costs ${loopNotes.join(', ')} per query (not subtracted).`, '');
+  }
   lines.push('| index | build, 1 thread | build, 2 threads | memory (RSS growth of the build) | memory (self-reported, allocated) |', '|---|---|---|---|---|');
   for (const row of [asyncRow, ...peers()]) {
     const name = row === asyncRow ? 'QuiverDB' : row.name;
@@ -213,6 +237,8 @@ async function main(): Promise<void> {
     '(includes the hop to a kernel thread and back); "sync" = the same search on the calling thread (benchmark-only path,',
     'like the peers\' synchronous calls); "batch" = one `searchBatch()` for all queries on one kernel thread.',
     'Build ratios are peer time / QuiverDB time, QPS ratios QuiverDB / peer: >= 1.0 means QuiverDB is at least as fast.',
+    'hnswlib C++ (-O3 -march=native), faiss and qdrant-edge run in worker processes (bench/ann/external.ts) that time their own',
+    'builds and search loops and measure their own RSS growth; their "self-reported" memory is the serialized index size.',
     '',
   ];
   const output: string[] = [...header];
@@ -223,9 +249,14 @@ async function main(): Promise<void> {
     output.push(...lines, '');
     console.log(lines.join('\n') + '\n');
   }
+  const launchers: PeerLaunchers = withPeers && !datatypesOnly && !filteredOnly ? preparePeers() : { python: undefined, native: undefined, skipped: [] };
+  if (!withPeers) launchers.skipped.push(quick ? 'hnswlib C++, faiss and qdrant-edge skipped in --quick (add --peers to include them)' : 'hnswlib C++, faiss and qdrant-edge skipped (--no-peers)');
+  for (const reason of launchers.skipped) console.error(`bench:ann: ${reason}`);
+  output.push(...launchers.skipped.map((reason) => `- ${reason}`), ...(launchers.skipped.length > 0 ? [''] : []));
+  const headlines: { dataset: string; quiverRows: SweepRow[]; peers: SweepRow[] }[] = [];
   for (const dataset of datatypesOnly ? [] : datasets) {
     if (quantized && dataset.distance === 'Cosine') {
-      const lines = await runQuantized(dataset, await groundTruth(dataset));
+      const lines = await runQuantized(dataset, await groundTruth(dataset), launchers);
       output.push(...lines, '');
       console.log(lines.join('\n') + '\n');
     }
@@ -235,11 +266,17 @@ async function main(): Promise<void> {
       console.log(lines.join('\n') + '\n');
     }
     if (quantizedOnly || filteredOnly) continue;
-    const { rows, lines, quiverRecall } = await runDataset(dataset);
+    const { rows, lines, quiverRecall } = await runDataset(dataset, launchers);
     results[dataset.name] = rows;
+    headlines.push({ dataset: dataset.name, quiverRows: rows.slice(0, 3), peers: rows.slice(3) });
     worstRecall = Math.min(worstRecall, quiverRecall);
     output.push(...lines, '');
     console.log(lines.join('\n') + '\n');
+  }
+  if (headlines.length > 0) {
+    const overall = ['### Headline: QuiverDB ÷ the strongest peer, best QPS at recall@10 >= level (async = the server\'s path)', '', ...overallLines(headlines)];
+    output.splice(header.length, 0, ...overall, '');
+    console.log(overall.join('\n') + '\n');
   }
   mkdirSync('bench/results', { recursive: true });
   const suffix = `${quick ? '-quick' : ''}${quantizedOnly ? '-quantized' : ''}${datatypesOnly ? '-datatypes' : ''}${filteredOnly ? '-filtered' : ''}`;

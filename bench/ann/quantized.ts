@@ -1,6 +1,7 @@
 // `npm run bench:ann -- --quantized` (docs/api.md §15, bench/README.md): QuiverDB's int8 and
-// binary codes with rescoring against its own float32 graph and usearch's f32 / i8 / b1 indexes,
-// on the same 768-d cosine data in the same run. Recall@10 and single-thread QPS over an ef
+// binary codes with rescoring against its own float32 graph, usearch's f32 / i8 / b1 indexes and
+// (when the Python peers are available, bench/ann/external.ts) faiss's HNSWFlat, HNSWSQ 8-bit
+// and binary HNSW, on the same 768-d cosine data in the same run. Recall@10 and single-thread QPS over an ef
 // sweep, the QPS ratio to float32 at recall >= 0.95, and index memory.
 import { rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,6 +11,7 @@ import type { WrappedVectorIndex } from '../../src/native/vector-index.js';
 import { buildQuiverIndex, EF_CONSTRUCT, K, M } from './contenders.js';
 import type { Dataset } from './data.js';
 import { recallAt } from './truth.js';
+import { ExternalContender, type PeerLaunchers } from './external.js';
 
 const sweep = [16, 32, 64, 96, 128, 192, 256];
 const passes = 2;
@@ -23,9 +25,13 @@ interface Point {
 interface Mode {
   name: string;
   /** Searches every query once at `ef`; the found ids, K per query. */
-  run(ef: number): Int32Array;
+  run(ef: number): Int32Array | Promise<Int32Array>;
+  /** The last run's own timing, for peers in a worker process (the hop is not counted). */
+  lastMs?(): number | undefined;
   /** Index bytes as this mode holds them (see the table's note). */
   bytes: number | undefined;
+  /** Ends a peer's worker process. */
+  close?(): void;
 }
 
 function quiverMode(index: WrappedVectorIndex, dataset: Dataset, name: string, quantization: { ignore?: boolean; oversampling?: number }, bytes: number | undefined): Mode {
@@ -74,21 +80,37 @@ function usearchMode(dataset: Dataset, quantization: 'f32' | 'i8' | 'b1'): Mode 
   };
 }
 
-function measure(modes: Mode[], dataset: Dataset, truth: Int32Array): Point[][] {
+/** faiss in its worker: a float32, 8-bit or binary HNSW built on 2 threads, like usearch's. */
+async function faissMode(dataset: Dataset, launchers: PeerLaunchers, library: 'faiss' | 'faiss-sq8' | 'faiss-binary'): Promise<Mode> {
+  const contender = new ExternalContender(library, launchers);
+  await contender.build(dataset, 2);
+  return {
+    name: contender.name,
+    bytes: contender.reportedBytes(),
+    async run(ef: number): Promise<Int32Array> {
+      contender.setEf(ef);
+      return contender.searchAll(dataset);
+    },
+    lastMs: () => contender.lastSearchMs,
+    close: () => contender.close(),
+  };
+}
+
+async function measure(modes: Mode[], dataset: Dataset, truth: Int32Array): Promise<Point[][]> {
   const points: Point[][] = modes.map(() => []);
-  for (const mode of modes) mode.run(sweep[0]!); // warm-up
+  for (const mode of modes) await mode.run(sweep[0]!); // warm-up
   for (const ef of sweep) {
-    modes.forEach((mode, position) => {
+    for (const [position, mode] of modes.entries()) {
       let best = Infinity;
       let recall = 0;
       for (let pass = 0; pass < passes; pass += 1) {
         const start = performance.now();
-        const found = mode.run(ef);
-        best = Math.min(best, performance.now() - start);
+        const found = await mode.run(ef);
+        best = Math.min(best, mode.lastMs?.() ?? performance.now() - start);
         recall = recallAt(found, truth, dataset.queryCount);
       }
       points[position]!.push({ ef, recall, queriesPerSecond: (dataset.queryCount / best) * 1000 });
-    });
+    }
   }
   return points;
 }
@@ -111,7 +133,7 @@ function rowsAllocatedBytes(count: number, rowBytes: number): number {
 const mb = (value: number | undefined) => (value === undefined ? 'n/a' : `${(value / 1024 / 1024).toFixed(1)} MB`);
 
 /** The quantized comparison on one dataset; markdown lines. */
-export async function runQuantized(dataset: Dataset, truth: Int32Array): Promise<string[]> {
+export async function runQuantized(dataset: Dataset, truth: Int32Array, launchers: PeerLaunchers): Promise<string[]> {
   console.error(`\n# quantized: ${dataset.name}: building QuiverDB (2 threads)...`);
   const index = await buildQuiverIndex(dataset, { m: M, efConstruct: EF_CONSTRUCT, threads: 2 });
   // The float arena and its slot table as allocated; the rest of the index's memory is the graph.
@@ -127,24 +149,33 @@ export async function runQuantized(dataset: Dataset, truth: Int32Array): Promise
   const modes: Mode[] = [];
   const results: Point[][] = [];
   // One quantizer at a time on the one graph: float32 (ignore), then int8, then binary.
-  const measureQuiver = (batch: Mode[]) => results.push(...measure(batch, dataset, truth));
+  const measureQuiver = async (batch: Mode[]) => results.push(...(await measure(batch, dataset, truth)));
   const float32 = quiverMode(index, dataset, 'QuiverDB float32', { ignore: true }, floats + graph);
-  measureQuiver([float32]);
+  await measureQuiver([float32]);
   modes.push(float32);
   const int8 = await timeCodes('int8');
   const int8Modes = [1, 2, 4].map((oversampling) => quiverMode(index, dataset, `QuiverDB int8 + rescore (oversampling ${oversampling})`, { oversampling }, int8.codes + graph));
-  measureQuiver(int8Modes);
+  await measureQuiver(int8Modes);
   modes.push(...int8Modes);
   const binary = await timeCodes('binary');
   const binaryModes = [3, 10].map((oversampling) => quiverMode(index, dataset, `QuiverDB binary + rescore (oversampling ${oversampling})`, { oversampling }, binary.codes + graph));
-  measureQuiver(binaryModes);
+  await measureQuiver(binaryModes);
   modes.push(...binaryModes);
   index.close();
   for (const kind of ['f32', 'i8', 'b1'] as const) {
     console.error(`  usearch ${kind} build (2 threads)...`);
     const mode = usearchMode(dataset, kind);
-    measureQuiver([mode]);
+    await measureQuiver([mode]);
     modes.push(mode);
+  }
+  if (launchers.python) {
+    for (const library of ['faiss', 'faiss-sq8', 'faiss-binary'] as const) {
+      console.error(`  ${library} build (2 threads)...`);
+      const mode = await faissMode(dataset, launchers, library);
+      await measureQuiver([mode]);
+      mode.close?.();
+      modes.push(mode);
+    }
   }
   lines.push(`### Quantized: ${dataset.name} (${dataset.queryCount} queries, k=${K}, M=${M}, ef_construct=${EF_CONSTRUCT}, one query at a time on one thread)`, '');
   lines.push(`Codes built in ${(int8.ms / 1000).toFixed(2)} s (int8) and ${(binary.ms / 1000).toFixed(2)} s (binary) from the stored vectors, in the background.`, '');
@@ -153,7 +184,8 @@ export async function runQuantized(dataset: Dataset, truth: Int32Array): Promise
   lines.push(
     '',
     `QuiverDB index memory = the float32 arena (${mb(floats)} allocated) or the codes (as allocated), plus the graph (${mb(graph)});`,
-    'the float32 originals stay in RAM for rescoring either way (on-disk originals are not done yet). usearch: the size of its saved index file.',
+    'the float32 originals stay in RAM for rescoring either way (on-disk originals are not done yet). usearch: the size of its saved index file;',
+    'faiss: the size of its serialized index (faiss_serialize_index), cosine as inner product on unit vectors, binary = sign bits under Hamming distance.',
     '',
     `| ef | ${modes.map((mode) => `${mode.name} recall / QPS`).join(' | ')} |`,
     `|---|${modes.map(() => '---').join('|')}|`,
