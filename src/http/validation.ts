@@ -41,6 +41,12 @@ interface SchemaShape {
   properties?: Record<string, SchemaShape>;
 }
 
+/** `number` -> `numbers`, `list of numbers` -> `lists of numbers`. */
+function plural(member: string): string {
+  if (member === 'number') return 'numbers';
+  return member.startsWith('list of ') ? `lists of ${member.slice('list of '.length)}` : `${member}s`;
+}
+
 /**
  * What one union member accepts, in a user's words: `list of numbers`, `integer`, `"rrf"`,
  * `{nearest}` (an object by its required keys). `null` (an optional field's "unset") is left out.
@@ -59,7 +65,7 @@ function describeMember(schema: SchemaShape): string[] {
       // A number element that may also arrive as bigint (a literal beyond 2^53) is still a number.
       const described = schema.items ? describeMember(schema.items) : [];
       const items = described.includes('number') ? described.filter((item) => item !== 'integer') : described;
-      return [items.length === 1 && !items[0]!.startsWith('{') ? `list of ${items[0] === 'number' ? 'numbers' : `${items[0]}s`}` : 'list'];
+      return [items.length === 1 && !items[0]!.startsWith('{') ? `list of ${plural(items[0]!)}` : 'list'];
     }
     case 'object': {
       const keys = schema.required?.length ? schema.required : Object.keys(schema.properties ?? {});
@@ -192,7 +198,10 @@ export function mostSpecificError(error: ValueError, depth = 0): ValueError {
     return notNull.length === 1 ? mostSpecificError(notNull[0]!, depth + 1) : error;
   }
   const deepest = Math.max(...candidates.map((candidate) => segmentCount(candidate.path)));
-  const best = candidates.filter((candidate) => segmentCount(candidate.path) === deepest);
+  let best = candidates.filter((candidate) => segmentCount(candidate.path) === deepest);
+  // A tie between `list of numbers` and `list of lists of numbers` (a dense or a multivector
+  // query) on an element that is no list at all: it was meant as a number, not as a row.
+  if (best.length > 1) best = best.filter((candidate) => !(candidate.type === ValueErrorType.Array && !Array.isArray(candidate.value)));
   if (best.length !== 1) return error;
   return mostSpecificError(best[0]!, depth + 1);
 }
