@@ -111,7 +111,7 @@ export class MultiVectorIndex implements VectorIndex {
       values.set(matrix, row * this.dimension);
       row += own.length;
     });
-    const old = joinSlots(replaced);
+    const old = joined(replaced, (length) => new Uint32Array(length));
     // The old rows leave the kernel before their sub-slots can be handed out again.
     if (old.length > 0) await this.rows.delete(old);
     if (subSlots.length > 0) await this.rows.upsert(subSlots, values);
@@ -132,7 +132,7 @@ export class MultiVectorIndex implements VectorIndex {
       removed.push(own);
       this.subSlotsOf.delete(slot);
     }
-    const old = joinSlots(removed);
+    const old = joined(removed, (length) => new Uint32Array(length));
     if (old.length > 0) await this.rows.delete(old);
     this.release(old);
   }
@@ -156,7 +156,7 @@ export class MultiVectorIndex implements VectorIndex {
   vectors(slots: Uint32Array): Float32Array {
     const parts = Array.from(slots, (slot) => this.matrix(slot) ?? new Float32Array(this.dimension).fill(Number.NaN));
     if (parts.length === 1) return parts[0]!;
-    return joinRows(parts);
+    return joined(parts, (length) => new Float32Array(length));
   }
 
   /** While a search runs, freed sub-slots are not reused (see freedDuringSearch). */
@@ -194,7 +194,7 @@ export class MultiVectorIndex implements VectorIndex {
     });
     const scores = new Float32Array(slots.length).fill(Number.NaN);
     if (owners.length === 0) return scores;
-    const subSlots = joinSlots(subSlotList);
+    const subSlots = joined(subSlotList, (length) => new Uint32Array(length));
     const sums = new Float64Array(owners.length);
     const missing = new Uint8Array(owners.length);
     for (let start = 0; start < query.length; start += this.dimension) {
@@ -393,29 +393,18 @@ export function isMultiVectorIndex(index: VectorIndex): index is MultiVectorInde
  */
 export function upsertRows(index: VectorIndex, slots: Uint32Array, rows: readonly Float32Array[]): Promise<void> {
   if (isMultiVectorIndex(index)) return index.upsertMatrices(slots, rows);
-  return index.upsert(slots, joinRows(rows));
+  return index.upsert(slots, joined(rows, (length) => new Float32Array(length)));
 }
 
-function joinRows(parts: readonly Float32Array[]): Float32Array {
+/** `parts` back to back in one new array made by `create`. */
+function joined<Parts extends Float32Array | Uint32Array>(parts: readonly Parts[], create: (length: number) => Parts): Parts {
   let total = 0;
   for (const part of parts) total += part.length;
-  const joined = new Float32Array(total);
+  const result = create(total);
   let offset = 0;
   for (const part of parts) {
-    joined.set(part, offset);
+    result.set(part, offset);
     offset += part.length;
   }
-  return joined;
-}
-
-function joinSlots(parts: readonly Uint32Array[]): Uint32Array {
-  let total = 0;
-  for (const part of parts) total += part.length;
-  const joined = new Uint32Array(total);
-  let offset = 0;
-  for (const part of parts) {
-    joined.set(part, offset);
-    offset += part.length;
-  }
-  return joined;
+  return result;
 }
