@@ -4,6 +4,16 @@
 import type { CompletionChannelHandle } from './completions.js';
 import type { KernelMemoryReport, VectorIndexStats } from './vector-index-contract.js';
 
+/** The options every search entry point of the addon takes after its query and k, in its order. */
+export type NativeSearchOptions = [
+  ef?: number | null,
+  exact?: boolean | null,
+  allowed?: Uint8Array | null,
+  ignoreQuantization?: boolean | null,
+  rescore?: boolean | null,
+  oversampling?: number | null,
+];
+
 /** An instance of the addon's NativeVectorIndex as the wrapper uses it; see native/index.d.cts. */
 export interface NativeVectorIndexHandle {
   readonly loadedOperationId: number;
@@ -14,39 +24,10 @@ export interface NativeVectorIndexHandle {
   upsert(slots: Uint32Array, vectors: Float32Array): Promise<void>;
   delete(slots: Uint32Array): Promise<void>;
   /** Starts a search; the completion channel delivers slots (u32 × n) then scores (f32 × n). */
-  search(
-    ticket: number,
-    query: Float32Array,
-    k: number,
-    ef?: number | null,
-    exact?: boolean | null,
-    allowed?: Uint8Array | null,
-    ignoreQuantization?: boolean | null,
-    rescore?: boolean | null,
-    oversampling?: number | null,
-  ): void;
-  searchSync(
-    query: Float32Array,
-    k: number,
-    ef?: number | null,
-    exact?: boolean | null,
-    allowed?: Uint8Array | null,
-    ignoreQuantization?: boolean | null,
-    rescore?: boolean | null,
-    oversampling?: number | null,
-  ): ArrayBuffer;
+  search(ticket: number, query: Float32Array, k: number, ...options: NativeSearchOptions): void;
+  searchSync(query: Float32Array, k: number, ...options: NativeSearchOptions): ArrayBuffer;
   /** Starts a batch; delivers counts (u32 × queries), slots (u32 × total), scores (f32 × total). */
-  searchBatch(
-    ticket: number,
-    queries: Float32Array,
-    k: number,
-    ef?: number | null,
-    exact?: boolean | null,
-    allowed?: Uint8Array | null,
-    ignoreQuantization?: boolean | null,
-    rescore?: boolean | null,
-    oversampling?: number | null,
-  ): void;
+  searchBatch(ticket: number, queries: Float32Array, k: number, ...options: NativeSearchOptions): void;
   setQuantization(kind: string | null, quantile: number | null): void;
   quantizationStatus(): { enabled: boolean; active: boolean; building: boolean; memoryBytes: number };
   waitQuantized(): Promise<void>;

@@ -7,7 +7,7 @@ import { native } from './addon.js';
 import { Completions } from './completions.js';
 import { NativeError } from './errors.js';
 import { InlineCost, InlineGate } from './inline-search.js';
-import type { NativeVectorIndexHandle } from './vector-index-binding.js';
+import type { NativeSearchOptions, NativeVectorIndexHandle } from './vector-index-binding.js';
 import type {
   Distance,
   KernelMemoryReport,
@@ -61,12 +61,13 @@ function checkSearchOptions(k: number, options: SearchOptions | undefined): void
 }
 
 /** The positional quantization arguments of the native search calls. */
-function quantizationArguments(options: SearchOptions | undefined): [boolean | null, boolean | null, number | null] {
+/** A search's options in the addon's argument order (vector-index-binding.ts). */
+function searchArguments(options: SearchOptions | undefined): NativeSearchOptions {
   const quantization = options?.quantization;
   // The kernel collects at most 1,000,000 candidates, so a larger factor changes nothing; capped
   // here because the kernel refuses one above that.
   const oversampling = quantization?.oversampling === undefined ? null : Math.min(quantization.oversampling, 1_000_000);
-  return [quantization?.ignore ?? null, quantization?.rescore ?? null, oversampling];
+  return [options?.ef ?? null, options?.exact ?? null, options?.allowed ?? null, quantization?.ignore ?? null, quantization?.rescore ?? null, oversampling];
 }
 
 /** Views over one result buffer (see crates/quiver-node/src/result_bytes.rs); no copy. */
@@ -118,7 +119,7 @@ export class WrappedVectorIndex implements VectorIndex {
     if (options?.exact !== true && options?.allowed == null && this.inlineCost.cheap() && inlineGate.admit(this.completions.size)) {
       const started = performance.now();
       try {
-        return decodeSingle(this.handle.searchSync(query, k, options?.ef ?? null, null, null, ...quantizationArguments(options)));
+        return decodeSingle(this.handle.searchSync(query, k, ...searchArguments(options)));
       } finally {
         const elapsedMs = performance.now() - started;
         inlineGate.spend(elapsedMs);
@@ -126,7 +127,7 @@ export class WrappedVectorIndex implements VectorIndex {
       }
     }
     const buffer = await this.completions.submit((ticket) =>
-      this.handle.search(ticket, query, k, options?.ef ?? null, options?.exact ?? null, options?.allowed ?? null, ...quantizationArguments(options)),
+      this.handle.search(ticket, query, k, ...searchArguments(options)),
     );
     return decodeSingle(buffer);
   }
@@ -139,14 +140,14 @@ export class WrappedVectorIndex implements VectorIndex {
   searchOnThisThread(query: Float32Array, k: number, options?: SearchOptions): SearchResult {
     checkSearchOptions(k, options);
     return decodeSingle(
-      this.handle.searchSync(query, k, options?.ef ?? null, options?.exact ?? null, options?.allowed ?? null, ...quantizationArguments(options)),
+      this.handle.searchSync(query, k, ...searchArguments(options)),
     );
   }
 
   async searchBatch(queries: Float32Array, k: number, options?: SearchOptions): Promise<SearchResult[]> {
     checkSearchOptions(k, options);
     const buffer = await this.completions.submit((ticket) =>
-      this.handle.searchBatch(ticket, queries, k, options?.ef ?? null, options?.exact ?? null, options?.allowed ?? null, ...quantizationArguments(options)),
+      this.handle.searchBatch(ticket, queries, k, ...searchArguments(options)),
     );
     // The kernel refuses a batch whose length is not a whole number of queries.
     return decodeBatch(buffer, queries.length / this.dimension);
