@@ -381,7 +381,7 @@ export class Collection {
   /** `options`, made exact while the indexing threshold keeps the graph out of use. */
   private withThreshold(vectorName: string, index: VectorIndex, options: SearchOptions): SearchOptions {
     // A multivector's size is that of its rows (docs/api.md §20).
-    const vectors = isMultiVectorIndex(index) ? index.rowStats().count : index.liveCount();
+    const vectors = isMultiVectorIndex(index) ? index.liveRowCount() : index.liveCount();
     if (options.exact === true || graphInUse(this.currentConfig, vectorName, vectors)) return options;
     return { ...options, exact: true };
   }

@@ -259,7 +259,7 @@ export class MultiVectorIndex implements VectorIndex {
       const normalized = this.distance === 'Cosine' ? normalizedRows(query, this.dimension) : query;
       const allowedSlots = options.allowed ? this.candidates(options.allowed) : undefined;
       // full_scan_threshold is a size of vectors (docs/api.md §4.3): here, of the rows a scan reads.
-      const scannedRows = ((allowedSlots?.length ?? this.subSlotsOf.size) * this.rows.stats().count) / this.subSlotsOf.size;
+      const scannedRows = ((allowedSlots?.length ?? this.subSlotsOf.size) * this.rows.liveCount()) / this.subSlotsOf.size;
       if (options.exact === true || scannedRows <= this.fullScanThreshold) {
         return this.bestOf(normalized, allowedSlots ?? this.candidates(), k);
       }
@@ -344,6 +344,11 @@ export class MultiVectorIndex implements VectorIndex {
   /** Live points (not rows), as stats().count, without asking the kernel. */
   liveCount(): number {
     return this.subSlotsOf.size;
+  }
+
+  /** Live rows (the kernel index's own live count, one atomic read): for per-search checks. */
+  liveRowCount(): number {
+    return this.rows.liveCount();
   }
 
   /** Row statistics of the kernel index under this one (bench and tests). */
