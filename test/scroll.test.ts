@@ -72,6 +72,37 @@ describe('scroll — id order across id kinds', () => {
   });
 });
 
+describe('scroll — id order across writes', () => {
+  it('points that come and go between scrolls (every id kind) show at once, in order, none stale', async () => {
+    await server.client.createCollection('moving', { vectors: { size: 2, distance: 'Dot' } });
+    const live = new Set<number | string>();
+    const expected = () => [...live].sort((left, right) => (typeof left === typeof right ? (left < right ? -1 : left > right ? 1 : 0) : typeof left === 'number' ? -1 : 1));
+    const scrollAll = async () => {
+      const response = await server.request('POST', '/collections/moving/points/scroll', { limit: 1_000, with_payload: false });
+      return (response.body.result.points as { id: number | string }[]).map((point) => point.id);
+    };
+    const upsert = async (ids: (number | string)[]) => {
+      await server.client.upsert('moving', { wait: true, points: ids.map((id) => ({ id, vector: [1, 1] })) });
+      for (const id of ids) live.add(id);
+    };
+    await upsert(Array.from({ length: 300 }, (_, position) => position * 3));
+    expect(await scrollAll()).toEqual(expected());
+    // Small changes after a scroll: merged into the kept order.
+    await upsert([1, 2, 301, '00000000-0000-4000-8000-000000000002']);
+    await server.client.delete('moving', { wait: true, points: [0, 3, 897] });
+    for (const id of [0, 3, 897]) live.delete(id);
+    expect(await scrollAll()).toEqual(expected());
+    // A point deleted and written again, and one written and deleted, between two scrolls.
+    await server.client.delete('moving', { wait: true, points: [6] });
+    await upsert([6, 1_000_000, '00000000-0000-4000-8000-000000000001']);
+    await server.client.delete('moving', { wait: true, points: [1_000_000] });
+    live.delete(1_000_000);
+    expect(await scrollAll()).toEqual(expected());
+    const page = await server.client.scroll('moving', { offset: 5, limit: 3, with_payload: false });
+    expect(page.points.map((point) => point.id)).toEqual([6, 9, 12]);
+  });
+});
+
 describe('scroll — order_by', () => {
   it('needs a range index on the key (400 otherwise)', async () => {
     const response = await server.request('POST', '/collections/many/points/scroll', { limit: 3, order_by: 'n' });

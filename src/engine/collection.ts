@@ -311,6 +311,11 @@ export class Collection {
     return this.table.values();
   }
 
+  /** Every live point id, in slot order (cheaper than livePoints when only ids are read). */
+  liveIds(): IterableIterator<PointId> {
+    return this.table.liveIds();
+  }
+
   pointBySlot(slot: number): PointEntry | undefined {
     return this.table.bySlot(slot);
   }

@@ -159,6 +159,11 @@ export class PointTable {
     for (let slot = 0; slot < this.nextSlot; slot += 1) if (this.ids.isLive(slot)) yield this.view(slot);
   }
 
+  /** Every live id, in slot order, without making a view per point (scroll's id order). */
+  *liveIds(): IterableIterator<PointId> {
+    for (let slot = 0; slot < this.nextSlot; slot += 1) if (this.ids.isLive(slot)) yield this.ids.idAt(slot);
+  }
+
   byKey(key: string): PointEntry | undefined {
     const slot = this.ids.slotOfKey(key);
     return slot < 0 ? undefined : this.view(slot);

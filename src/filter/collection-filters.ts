@@ -8,7 +8,7 @@ import type { Config } from '../config.js';
 import type { PayloadChange, CollectionHooks } from '../engine/collection-hooks.js';
 import type { Collection, CollectionHooksFactory, PointEntry } from '../engine/collection.js';
 import { errors } from '../errors.js';
-import { comparePointIds, parsePointId, type PointId } from '../points/ids.js';
+import { parsePointId, type PointId } from '../points/ids.js';
 import { FieldIndexes } from '../payload/indexes/field-indexes.js';
 import { parseIndexDefinition, type IndexDefinition } from '../payload/indexes/schema.js';
 import { parsePath, PathSyntaxError, type PayloadPath } from '../payload/path.js';
@@ -18,6 +18,7 @@ import { parseFilter, type FilterLimits } from './parse.js';
 import { estimateCount, evaluationOptionsFor, filterSlots, type FilterTarget } from './plan.js';
 import { summarizeFilter } from './strict-filter.js';
 import { SlotSet } from '../points/slot-set.js';
+import { IdOrder, type SortedIds } from './sorted-ids.js';
 import type { Filter } from './types.js';
 
 /** Extension namespace of the index definitions; each record carries its own format number. */
@@ -33,11 +34,8 @@ interface IndexRecord {
 export class CollectionFilters implements FilterTarget, CollectionHooks {
   readonly indexes = new FieldIndexes();
   private live = new SlotSet(64);
-  /**
-   * Ids in id order, rebuilt after points come or go (payload edits keep it). Integer ids up to
-   * 2^53 - 1 (the usual case) sit in a Float64Array, outside the JS heap (docs/architecture.md §16).
-   */
-  private sortedIds: SortedIds | undefined;
+  /** Ids in id order, for scroll: kept across writes (src/filter/sorted-ids.ts). */
+  private readonly idOrder = new IdOrder();
   /** Filters of writes being staged, parsed once per request body object (matchesPoint). */
   private readonly parsedFilters = new WeakMap<object, Filter | undefined>();
 
@@ -54,11 +52,12 @@ export class CollectionFilters implements FilterTarget, CollectionHooks {
   }
 
   /** Hook: keeps the indexes, the live set and the id order in step with every payload write. */
-  payloadChanged({ slot, before, after }: PayloadChange): void {
+  payloadChanged({ slot, id, before, after }: PayloadChange): void {
     this.indexes.replace(slot, before, after);
     if (after === undefined) this.live.delete(slot);
     else this.markLive(slot);
-    if (before === undefined || after === undefined) this.sortedIds = undefined;
+    if (before === undefined && after !== undefined) this.idOrder.added(id);
+    else if (before !== undefined && after === undefined) this.idOrder.removed(id);
   }
 
   /** Hook: deletes and payload writes by filter; the engine calls this inside the write queue. */
@@ -133,36 +132,12 @@ export class CollectionFilters implements FilterTarget, CollectionHooks {
 
   /** Every live point id in id order (docs/api.md §2). */
   idsInOrder(): SortedIds {
-    if (!this.sortedIds) {
-      const numbers = new Float64Array(this.collection.pointCount);
-      let numberCount = 0;
-      const bigints: bigint[] = [];
-      const uuids: string[] = [];
-      for (const entry of this.collection.livePoints()) {
-        if (typeof entry.id === 'number') numbers[numberCount++] = entry.id;
-        else if (typeof entry.id === 'bigint') bigints.push(entry.id);
-        else uuids.push(entry.id);
-      }
-      // Safe integers sort exactly as float64; every bigint id is above them.
-      const sortedNumbers = numbers.subarray(0, numberCount).sort();
-      bigints.sort((left, right) => (left < right ? -1 : left > right ? 1 : 0));
-      uuids.sort();
-      this.sortedIds = new SortedIds(sortedNumbers, bigints, uuids);
-    }
-    return this.sortedIds;
+    return this.idOrder.current(() => this.collection.liveIds(), this.collection.pointCount);
   }
 
   /** Position of the first id not below `id` in idsInOrder(). */
   idPosition(id: PointId): number {
-    const ids = this.idsInOrder();
-    let low = 0;
-    let high = ids.length;
-    while (low < high) {
-      const middle = (low + high) >>> 1;
-      if (comparePointIds(ids.at(middle), id) < 0) low = middle + 1;
-      else high = middle;
-    }
-    return low;
+    return this.idsInOrder().position(id);
   }
 
   payloadSchema(): Record<string, unknown> {
@@ -195,26 +170,6 @@ export class CollectionFilters implements FilterTarget, CollectionHooks {
       this.buildIndex(parsePath(record.field_name), record.definition);
       logger.info({ collection: this.collection.name, field: record.field_name, elapsed_ms: Math.round(performance.now() - started) }, 'payload index built');
     }
-  }
-}
-
-/** Live ids in id order: the integers up to 2^53 - 1, then the larger ones, then the UUIDs. */
-export class SortedIds {
-  readonly length: number;
-
-  constructor(
-    private readonly numbers: Float64Array,
-    private readonly bigints: readonly bigint[],
-    private readonly uuids: readonly string[],
-  ) {
-    this.length = numbers.length + bigints.length + uuids.length;
-  }
-
-  /** The id at `position` (0 <= position < length). */
-  at(position: number): PointId {
-    if (position < this.numbers.length) return this.numbers[position]!;
-    const beyond = position - this.numbers.length;
-    return beyond < this.bigints.length ? this.bigints[beyond]! : this.uuids[beyond - this.bigints.length]!;
   }
 }
 
