@@ -334,6 +334,11 @@ export class Collection {
     return this.table.byId(id);
   }
 
+  /** The slot of a live point, or -1 (no view made: for tests over many ids). */
+  slotOfId(id: PointId): number {
+    return this.table.slotOfId(id);
+  }
+
   /** One past the highest slot ever used: the size a slot bitset needs. */
   get slotCapacity(): number {
     return this.table.slotCapacity;

@@ -174,6 +174,11 @@ export class PointTable {
     return slot < 0 ? undefined : this.view(slot);
   }
 
+  /** The slot of a live id, or -1: a lookup without a view (a scroll's filter test). */
+  slotOfId(id: PointId): number {
+    return this.ids.slotOfId(id);
+  }
+
   bySlot(slot: number): PointEntry | undefined {
     return this.ids.isLive(slot) ? this.view(slot) : undefined;
   }

@@ -46,8 +46,11 @@ export function scroll(collection: Collection, request: ScrollRequest): ScrollRe
   const found: PointEntry[] = [];
   let nextOffset: PointId | null = null;
   for (let position = request.offset === undefined ? 0 : filters.idPosition(request.offset); position < ids.length; position += 1) {
-    const entry = collection.pointById(ids.at(position));
-    if (!entry || (allowed && !allowed.has(entry.slot))) continue;
+    const id = ids.at(position);
+    // A selective filter passes over many ids: test the slot before making the point's view.
+    if (allowed && !allowed.has(collection.slotOfId(id))) continue;
+    const entry = collection.pointById(id);
+    if (!entry) continue;
     if (found.length === request.limit) {
       nextOffset = entry.id;
       break;
