@@ -10,6 +10,7 @@ import { startChildServer, waitUntilReady } from './support/child-server.js';
 import { call } from './support/http-call.js';
 import { bruteForce, clusteredVectors, exactTopIds, graphInUseConfig, recallOf, referenceScore, type DistanceName } from './support/search-data.js';
 import { serverForFile } from './support/server.js';
+import { waitGreen } from './support/wait-green.js';
 
 const server = serverForFile();
 const dimension = 24;
@@ -174,7 +175,7 @@ describe('float16 and uint8 vectors', () => {
     await server.client.createCollection('bytes_int8', { vectors: { size: dimension, distance: 'Cosine', datatype: 'uint8' }, quantization_config: { scalar: { type: 'int8' } }, ...graphInUseConfig });
     const points = uint8Vectors.map((vector, id) => ({ id, vector }));
     for (let start = 0; start < points.length; start += 500) await server.client.upsert('bytes_int8', { wait: true, points: points.slice(start, start + 500) });
-    for (let attempt = 0; attempt < 400 && (await server.client.getCollection('bytes_int8')).status !== 'green'; attempt++) await new Promise((resolve) => setTimeout(resolve, 25));
+    await waitGreen(server.client, 'bytes_int8');
     const found: number[][] = [];
     const queries = queriesOf(uint8Vectors);
     for (const query of queries) {

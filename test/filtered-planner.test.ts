@@ -6,6 +6,7 @@ import { QdrantClient } from '@qdrant/js-client-rest';
 import { describe, expect, it } from 'vitest';
 import { clusteredDataset, exactTopIds, graphInUseConfig, recallOf } from './support/search-data.js';
 import { serverForFile } from './support/server.js';
+import { waitGreen as waitGreenOf } from './support/wait-green.js';
 
 const server = serverForFile();
 const dimension = 32;
@@ -14,13 +15,7 @@ const { points, queries } = clusteredDataset({ count: 4000, seed: 41, dimension,
 const shares = { one: 100, ten: 10, half: 2, all: 1 } as const;
 const payloadOf = (id: number) => Object.fromEntries(Object.entries(shares).map(([field, every]) => [field, id % every === 0]));
 
-async function waitGreen(name: string): Promise<void> {
-  for (let attempt = 0; attempt < 400; attempt++) {
-    if ((await server.client.getCollection(name)).status === 'green') return;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  throw new Error(`${name} never turned green`);
-}
+const waitGreen = (name: string) => waitGreenOf(server.client, name);
 
 describe('filtered search planning', () => {
   it('filtered search — every selectivity keeps recall ≥ 0.95 and returns only allowed points, over raw HTTP and the JS client', async () => {

@@ -10,6 +10,7 @@ import { call } from './support/http-call.js';
 import { maxSim, referenceTop, seededMatrices } from './support/multivector-reference.js';
 import { graphInUseConfig, normalise, randomVectors, referenceScore, type DistanceName } from './support/search-data.js';
 import { dataDirectoriesForFile, startServer, type TestServer } from './support/server.js';
+import { waitGreen as waitGreenOf } from './support/wait-green.js';
 
 const newDirectory = dataDirectoriesForFile();
 const dimension = 8;
@@ -51,14 +52,7 @@ function graphRecall(
   return expected.filter((hit) => found.has(hit.id)).length / Math.max(1, expected.length);
 }
 
-async function waitGreen(server: TestServer, name: string): Promise<void> {
-  for (let attempt = 0; attempt < 600; attempt += 1) {
-    const info = await server.request('GET', `/collections/${name}`);
-    if ((info.body.result as { status: string }).status === 'green') return;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`${name} did not turn green`);
-}
+const waitGreen = (server: TestServer, name: string) => waitGreenOf(server.client, name);
 
 async function createColbert(server: TestServer, name: string, distance: DistanceName, extra: Record<string, unknown> = {}): Promise<void> {
   const response = await server.request('PUT', `/collections/${name}`, {

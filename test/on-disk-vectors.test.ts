@@ -10,19 +10,14 @@ import { startChildServer, waitUntilReady } from './support/child-server.js';
 import { call } from './support/http-call.js';
 import { clusteredDataset, exactTopIds, graphInUseConfig, recallOf, referenceScore } from './support/search-data.js';
 import { serverForFile } from './support/server.js';
+import { waitGreen as waitGreenOf } from './support/wait-green.js';
 
 const server = serverForFile();
 const dimension = 32;
 
 const dataset = (count: number, seed: number) => clusteredDataset({ count, seed, dimension, clusters: 10, queries: 15, stride: 53 });
 
-async function waitGreen(name: string): Promise<void> {
-  for (let attempt = 0; attempt < 400; attempt++) {
-    if ((await server.client.getCollection(name)).status === 'green') return;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  throw new Error(`${name} never turned green`);
-}
+const waitGreen = (name: string) => waitGreenOf(server.client, name);
 
 describe('on-disk vectors', () => {
   const { points, queries } = dataset(2000, 9);

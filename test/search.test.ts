@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { bruteForce, clusteredVectors, expectSameHits, largerIsBetter, pointsOf, randomVectors, referenceScore, upsertAll, type DistanceName } from './support/search-data.js';
 import { serverForFile } from './support/server.js';
+import { waitGreen } from './support/wait-green.js';
 
 const distances: DistanceName[] = ['Cosine', 'Euclid', 'Dot', 'Manhattan'];
 const dimension = 8;
@@ -231,10 +232,7 @@ describe('search recall', () => {
     // A tiny full-scan threshold (KB) so the graph answers, not the exact scan small sets get.
     await server.request('PUT', '/collections/recall', { vectors: { size: 16, distance: 'Euclid' }, hnsw_config: { full_scan_threshold: 10 } });
     await upsertAll(server.request, 'recall', clustered.map((vector, id) => ({ id, vector })));
-    for (let attempt = 0; attempt < 600; attempt++) {
-      if ((await server.client.getCollection('recall')).status === 'green') break;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    await waitGreen(server.client, 'recall');
     const probes = clusteredVectors(6, 40, 16, 20);
     let found = 0;
     for (const probe of probes) {
