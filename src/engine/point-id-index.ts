@@ -4,6 +4,7 @@
 // (linear probing, backward-shift deletion, so no tombstones) maps a key to its slot. Typed-array
 // backing stores live outside V8's old space: ten million ids cost ~170 MB here and ~0 of heap.
 import type { PointId } from '../points/ids.js';
+import { finalMix32 } from '../text/murmur3.js';
 
 /** No point in this slot. */
 const freeKind = 0;
@@ -18,19 +19,9 @@ const maximumSafeHighWord = 0x1f_ffff;
 /** Grow the bucket array once it is this full (linear probing stays short below ~0.7). */
 const maximumLoad = 0.7;
 
-/** murmur3's 32-bit finaliser: every input bit reaches every output bit. */
-function mix(value: number): number {
-  let hash = value;
-  hash ^= hash >>> 16;
-  hash = Math.imul(hash, 0x85eb_ca6b);
-  hash ^= hash >>> 13;
-  hash = Math.imul(hash, 0xc2b2_ae35);
-  hash ^= hash >>> 16;
-  return hash >>> 0;
-}
-
+/** The key's words chained through murmur3's finaliser: every input bit reaches every output bit. */
 function hashWords(kind: number, w0: number, w1: number, w2: number, w3: number): number {
-  return mix(w0 ^ mix(w1 ^ mix(w2 ^ mix(w3 ^ mix(kind)))));
+  return finalMix32(w0 ^ finalMix32(w1 ^ finalMix32(w2 ^ finalMix32(w3 ^ finalMix32(kind)))));
 }
 
 function hex8(word: number): string {
