@@ -5,6 +5,7 @@
 // backing stores live outside V8's old space: ten million ids cost ~170 MB here and ~0 of heap.
 import type { PointId } from '../points/ids.js';
 import { finalMix32 } from '../text/murmur3.js';
+import { capacityFor, grown } from './typed-columns.js';
 
 /** No point in this slot. */
 const freeKind = 0;
@@ -50,17 +51,10 @@ export class PointIdIndex {
   /** Slots `0..capacity-1` can hold keys (columns grow by doubling). */
   ensureSlotCapacity(capacity: number): void {
     if (capacity <= this.kinds.length) return;
-    let next = Math.max(1024, this.kinds.length);
-    while (next < capacity) next *= 2;
-    const kinds = new Uint8Array(next);
-    kinds.set(this.kinds);
-    const words = new Uint32Array(next * 4);
-    words.set(this.words);
-    const hashes = new Uint32Array(next);
-    hashes.set(this.hashes);
-    this.kinds = kinds;
-    this.words = words;
-    this.hashes = hashes;
+    const next = capacityFor(this.kinds.length, capacity - 1);
+    this.kinds = grown(this.kinds, next);
+    this.words = grown(this.words, next * 4);
+    this.hashes = grown(this.hashes, next);
   }
 
   /** Bytes held by the columns and buckets (all outside the JS heap). */

@@ -16,6 +16,7 @@ import { pointIdKey, type PointId } from '../points/ids.js';
 import type { Payload } from '../points/selectors.js';
 import { FilePayloadArena, MemoryPayloadArena, type PayloadArena } from './payload-arena.js';
 import { PointIdIndex } from './point-id-index.js';
+import { capacityFor, grown } from './typed-columns.js';
 
 /** A live point as reads and writes see it. Views are replaced, never mutated, on every write. */
 export interface PointEntry {
@@ -191,17 +192,10 @@ export class PointTable {
 
   private ensureColumns(slot: number): void {
     if (slot < this.versions.length) return;
-    let next = Math.max(1024, this.versions.length);
-    while (next <= slot) next *= 2;
-    const versions = new Float64Array(next);
-    versions.set(this.versions);
-    const locations = new Float64Array(next);
-    locations.set(this.locations);
-    const lengths = new Uint32Array(next);
-    lengths.set(this.lengths);
-    this.versions = versions;
-    this.locations = locations;
-    this.lengths = lengths;
+    const next = capacityFor(this.versions.length, slot);
+    this.versions = grown(this.versions, next);
+    this.locations = grown(this.locations, next);
+    this.lengths = grown(this.lengths, next);
     this.ids.ensureSlotCapacity(next);
   }
 
