@@ -17,6 +17,9 @@ const batchSize = 1_000;
 const smallCount = quick ? 20_000 : 200_000;
 const wideCount = quick ? 4_000 : 20_000;
 const requestsInFlight = 2;
+// Bodies are generated between calls; on a loaded machine that can outlast the default 5 s
+// keep-alive, and a request written into a socket the server just closed fails with EPIPE.
+const serverEnvironment = { QUIVER__LOG__LEVEL: 'info', QUIVER__SERVICE__KEEP_ALIVE_TIMEOUT_SECONDS: '300' };
 
 /** One upsert body as JSON text: ids from `firstId`, 4-decimal values (realistic body size). */
 function batchBody(random: () => number, firstId: number, count: number, dimension: number): string {
@@ -68,7 +71,7 @@ async function waitGreen(url: string, collection: string): Promise<number> {
 /** Spawns the server and measures spawn -> a collection route stops answering 412. */
 async function timeToReady(directory: string, collection: string): Promise<{ server: ChildServer; total_ms: number }> {
   const started = performance.now();
-  const server = await startChildServer(directory, { QUIVER__LOG__LEVEL: 'info' });
+  const server = await startChildServer(directory, serverEnvironment);
   await waitUntilReady(server.url, `/collections/${collection}`, 600_000);
   return { server, total_ms: performance.now() - started };
 }
@@ -94,7 +97,7 @@ async function main(): Promise<void> {
     console.log(`bench:start${quick ? ' (quick)' : ''}: ${smallCount} x 128 and ${wideCount} x 768, batches of ${batchSize}, ${requestsInFlight} requests in flight, fsync on`);
     // Baseline: node + tsx + an empty data directory, so the figures below can be read net of it.
     const emptyStarted = performance.now();
-    server = await startChildServer(directory, { QUIVER__LOG__LEVEL: 'info' });
+    server = await startChildServer(directory, serverEnvironment);
     await waitUntilReady(server.url);
     console.log(`start -> ready, empty data directory (process + tsx baseline): ${Math.round(performance.now() - emptyStarted)} ms`);
 

@@ -25,11 +25,9 @@ export interface RecoveryReport {
 
 async function readPoints(collection: Collection): Promise<number> {
   let count = 0;
-  for await (const chunk of collection.store.points()) {
-    for (const record of chunk) {
-      collection.restorePoint(record.id, record.slot, record.version, record.payloadJson);
-      count += 1;
-    }
+  for await (const chunk of collection.store.pointRecords()) {
+    for (const { idBytes, record } of chunk) collection.restoreStoredPoint(idBytes, record);
+    count += chunk.length;
   }
   return count;
 }
@@ -221,7 +219,24 @@ async function recoverSparseIndex(
 export async function recoverCollection(collection: Collection, logger: Logger, progressIntervalMs = 5_000): Promise<RecoveryReport> {
   await mkdir(collection.directory, { recursive: true });
   const lastOperationId = await collection.store.lastOperationId();
-  const points = await readPoints(collection);
+  // The kernel reads and verifies every dense checkpoint on the addon's threads while this thread
+  // streams the point records into the point table: the two are independent, so start-up takes
+  // the longer of them, not their sum (docs/architecture.md §22).
+  const checkpointLoads = new Map<string, ReturnType<typeof loadCheckpoint>>();
+  for (const vectorName of Object.keys(collection.config.vectors)) {
+    if (!isMultivector(collection.config, vectorName)) checkpointLoads.set(vectorName, loadCheckpoint(collection, vectorName, lastOperationId));
+  }
+  let points: number;
+  try {
+    points = await readPoints(collection);
+  } catch (error) {
+    // loadCheckpoint never rejects: it answers an index or the reason there is none.
+    for (const load of checkpointLoads.values()) {
+      const loaded = await load;
+      if ('index' in loaded) loaded.index.close();
+    }
+    throw error;
+  }
   const report: RecoveryReport = { points, lastOperationId, indexes: {} };
 
   const indexes = new Map<string, VectorIndex>();
@@ -236,7 +251,8 @@ export async function recoverCollection(collection: Collection, logger: Logger, 
         report.indexes[vectorName] = { source: 'rebuilt', checkpointOperationId: 0, replayedSlots: 0, reason: 'a multivector index is rebuilt from the point records at every start' };
         continue;
       }
-      const loaded = await loadCheckpoint(collection, vectorName, lastOperationId);
+      const loaded = await checkpointLoads.get(vectorName)!;
+      checkpointLoads.delete(vectorName);
       if ('index' in loaded) {
         loadedIndexedCounts.set(vectorName, loaded.index.stats().indexedCount);
         const touched = await collection.store.slotsTouchedAfter(loaded.covered);
@@ -265,6 +281,11 @@ export async function recoverCollection(collection: Collection, logger: Logger, 
   } catch (error) {
     for (const index of indexes.values()) index.close();
     for (const index of sparseIndexes.values()) index.close();
+    // Checkpoints loaded for vector names the failure came before.
+    for (const load of checkpointLoads.values()) {
+      const loaded = await load;
+      if ('index' in loaded) loaded.index.close();
+    }
     throw error;
   }
   collection.restoreState(lastOperationId, lowestCovered, indexes, loadedIndexedCounts, sparseIndexes);

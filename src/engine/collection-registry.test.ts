@@ -2,7 +2,7 @@
 // can see the collection; every collection is built with the registry's hooks and they are
 // told once its points are in memory.
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
@@ -11,6 +11,7 @@ import { loadConfig, type Config } from '../config.js';
 import { encodeJsonRecord } from '../storage/codec.js';
 import { openDatabase, type Database } from '../storage/database.js';
 import { collectionDataRange, collectionRecordKey } from '../storage/keys.js';
+import { checkpointPath } from './collection.js';
 import { withoutFilterHooks, type CollectionHooks } from './collection-hooks.js';
 import { CollectionRegistry } from './collection-registry.js';
 import type { LifecycleStep } from './engine.js';
@@ -95,6 +96,43 @@ describe('collection registry', () => {
     expect(() => registry.get('gone')).toThrow(/not found/i);
     expect(gone.isMarkedForDeletion).toBe(true);
     await closeRegistry(step);
+  });
+
+  it('restart — collections recovered side by side each get their own points, payloads and vectors, and a flipped checkpoint byte costs only its own collection a rebuild', async () => {
+    // Five collections of different dimensions and sizes, so a mix-up between concurrent loads
+    // would show as a wrong count, payload or vector; the reference is what was written.
+    const written = new Map<string, { dimension: number; points: Map<number, { vector: number[]; payload: Record<string, unknown> }> }>();
+    const first = await openRegistry();
+    for (let number = 0; number < 5; number += 1) {
+      const name = `c${number}`;
+      const dimension = 2 + number;
+      await first.registry.create(name, { vectors: { size: dimension, distance: 'Euclid' } });
+      const points = new Map<number, { vector: number[]; payload: Record<string, unknown> }>();
+      for (let id = 1; id <= 40 + number * 25; id += 1) {
+        points.set(id, { vector: Array.from({ length: dimension }, (_, axis) => id * 10 + axis + number / 10), payload: { collection: name, id } });
+      }
+      await first.registry.get(name).upsert([...points].map(([id, point]) => preparedPoint(id, point.vector, point.payload)), 'upsert', true);
+      written.set(name, { dimension, points });
+    }
+    const corruptPath = checkpointPath(first.registry.get('c3').directory, '');
+    await closeRegistry(first.step);
+    const bytes = await readFile(corruptPath);
+    const flipped = Math.floor(bytes.length / 2);
+    bytes.writeUInt8(bytes[flipped]! ^ 0x20, flipped);
+    await writeFile(corruptPath, bytes);
+
+    const second = await openRegistry();
+    expect(second.registry.names()).toEqual(['c0', 'c1', 'c2', 'c3', 'c4']);
+    for (const [name, { points }] of written) {
+      const collection = second.registry.get(name);
+      expect(collection.pointCount, name).toBe(points.size);
+      for (const [id, point] of points) {
+        const entry = collection.pointById(id)!;
+        expect(entry.payload, `${name} ${id}`).toEqual(point.payload);
+        expect(Array.from(collection.storedVector(entry, '')!), `${name} ${id}`).toEqual(point.vector.map((value) => Math.fround(value)));
+      }
+    }
+    await closeRegistry(second.step);
   });
 
   it('hooks — every collection created or loaded gets the registry\'s hooks, told once it is loaded', async () => {

@@ -33,6 +33,8 @@ import { WriteQueue } from './write-queue.js';
 
 const collectionRecordFormat = 1;
 const counterFormat = 1;
+/** Collections recovered at once at start-up (see open). */
+const collectionLoadConcurrency = 2;
 
 interface CollectionRecord {
   name: string;
@@ -133,6 +135,7 @@ export class CollectionRegistry {
       const record = decodeJsonRecord(value, [collectionRecordFormat], 'collection record').value as CollectionRecord;
       records.push({ number: collectionNumberFromRecordKey(key), record });
     }
+    const loads: { number: number; record: CollectionRecord }[] = [];
     for (const { number, record } of records) {
       if (record.state === 'deleting') {
         // A crash interrupted this deletion: finish it before anything can see the collection.
@@ -140,8 +143,19 @@ export class CollectionRegistry {
         await this.removeCollectionData(number);
         continue;
       }
-      await this.load(number, record);
+      loads.push({ number, record });
     }
+    // Two collections load at a time: one's kernel checkpoint reads run on the addon's threads
+    // while another's point records stream on this one (docs/architecture.md §22). `load` never
+    // rejects (a failure leaves that collection unloadable), so one failure stops no other load.
+    let next = 0;
+    const loader = async () => {
+      while (next < loads.length) {
+        const { number, record } = loads[next++]!;
+        await this.load(number, record);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(collectionLoadConcurrency, loads.length) }, loader));
     const interval_ms = this.options.config.storage.checkpoint_interval_seconds * 1000;
     this.checkpointTimer = setInterval(() => {
       for (const collection of this.collections.values()) collection.checkpointIfDue();

@@ -283,9 +283,9 @@ export class Collection {
     this.sparse.initializeEmpty();
   }
 
-  /** Adds a point read from storage at start-up, its payload kept as the record's text. */
-  restorePoint(id: PointId, slot: number, version: number, payloadJson: string): void {
-    this.table.restoreRecord(id, slot, version, payloadJson);
+  /** Adds a point read from storage at start-up: the store's id key bytes and point record, as read. */
+  restoreStoredPoint(idBytes: Buffer, record: Buffer): void {
+    this.table.restoreStoredRecord(idBytes, record);
   }
 
   /** Finishes start-up: free slots are the holes below the highest used slot. */

@@ -13,6 +13,9 @@ const freeKind = 0;
 const integerKind = 1;
 /** A UUID id. */
 const uuidKind = 2;
+/** The first byte of a stored id key (src/points/ids.ts encodePointIdBytes). */
+const integerTag = 0;
+const uuidTag = 1;
 
 const twoTo32 = 4_294_967_296;
 /** The largest high word of a safe integer: 2^53 - 1 = 0x1fffff * 2^32 + 0xffffffff. */
@@ -136,11 +139,41 @@ export class PointIdIndex {
     return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
   }
 
+  /**
+   * The lookup key from the store's id bytes (`encodePointIdBytes`: tag 0 + u64 big-endian, or
+   * tag 1 + 16 UUID bytes), with no PointId made on the way: start-up reads every key this way.
+   */
+  private loadIdBytes(bytes: Buffer): void {
+    const words = this.lookupWords;
+    if (bytes[0] === integerTag && bytes.length === 9) {
+      this.lookupKind = integerKind;
+      words[0] = bytes.readUInt32BE(5);
+      words[1] = bytes.readUInt32BE(1);
+      words[2] = 0;
+      words[3] = 0;
+    } else if (bytes[0] === uuidTag && bytes.length === 17) {
+      this.lookupKind = uuidKind;
+      for (let word = 0; word < 4; word += 1) words[word] = bytes.readUInt32BE(1 + word * 4);
+    } else {
+      throw new Error(`corrupt point id key of ${bytes.length} bytes`);
+    }
+  }
+
   /** Stores `id` at `slot` (the slot must be free and the id absent). */
   insert(id: PointId, slot: number): void {
+    this.loadId(id);
+    this.insertLoaded(slot);
+  }
+
+  /** `insert` from the store's id bytes (see loadIdBytes). */
+  insertIdBytes(bytes: Buffer, slot: number): void {
+    this.loadIdBytes(bytes);
+    this.insertLoaded(slot);
+  }
+
+  private insertLoaded(slot: number): void {
     this.ensureSlotCapacity(slot + 1);
     if ((this.count + 1) > maximumLoad * this.buckets.length) this.growBuckets();
-    this.loadId(id);
     const words = this.lookupWords;
     const hash = hashWords(this.lookupKind, words[0]!, words[1]!, words[2]!, words[3]!);
     this.kinds[slot] = this.lookupKind;

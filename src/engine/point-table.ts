@@ -243,6 +243,23 @@ export class PointTable {
     if (slot >= this.nextSlot) this.nextSlot = slot + 1;
   }
 
+  /**
+   * `restoreRecord` straight from the store's bytes (start-up's path, docs/architecture.md §22):
+   * the id key bytes and the point record (`[format u8][slot u32 LE][version u64 LE][payload]`,
+   * src/storage/point-records.ts, checked by the caller) go into the columns and the arena with
+   * no id, string or object made per point.
+   */
+  restoreStoredRecord(idBytes: Buffer, record: Buffer): void {
+    const slot = record.readUInt32LE(1);
+    this.ensureColumns(slot);
+    if (this.ids.isLive(slot)) this.liveBytes -= this.lengths[slot]!;
+    else this.ids.insertIdBytes(idBytes, slot);
+    // Operation ids stay below 2^53 (docs/architecture.md §16), so two words make the number exactly.
+    this.versions[slot] = record.readUInt32LE(9) * 4_294_967_296 + record.readUInt32LE(5);
+    this.storePayload(slot, record.subarray(13));
+    if (slot >= this.nextSlot) this.nextSlot = slot + 1;
+  }
+
   /** Adds a point read from storage at start-up. */
   restore(entry: PointEntry): void {
     this.restoreRecord(entry.id, entry.slot, entry.version, serializeJson(entry.payload));

@@ -24,7 +24,7 @@ import {
   vectorKey,
 } from './keys.js';
 import { decodeOperation, encodeOperation, type OperationEntry } from './operation-log.js';
-import { decodeCollectionState, decodePointRecord, encodeCollectionState, encodePointRecord, encodeVectorRecord, type StoredPoint } from './point-records.js';
+import { checkedPointRecord, decodeCollectionState, decodePointRecord, encodeCollectionState, encodePointRecord, encodeVectorRecord, type StoredPoint } from './point-records.js';
 import { decodeSparseRecord, encodeSparseRecord, type StoredSparseVector } from './sparse-records.js';
 
 type BatchOperation = AbstractBatchOperation<Database, Buffer, Buffer>;
@@ -129,6 +129,24 @@ export class CollectionStore {
         const entries = await iterator.nextv(readChunk);
         if (entries.length === 0) return;
         yield entries.map(([key, value]) => ({ id: decodePointIdBytes(pointIdBytesOfKey(key)), ...decodePointRecord(value) }));
+      }
+    } finally {
+      await iterator.close();
+    }
+  }
+
+  /**
+   * Every stored point as raw bytes, a chunk at a time: the id key bytes and the checked point
+   * record (point-records.ts). Start-up's path: nothing is decoded here, so loading a point makes
+   * no object beyond the store's own key and value buffers (docs/architecture.md §22).
+   */
+  async *pointRecords(): AsyncGenerator<{ idBytes: Buffer; record: Buffer }[]> {
+    const iterator = this.database.iterator(collectionPartRange(this.collectionNumber, collectionPart.point));
+    try {
+      for (;;) {
+        const entries = await iterator.nextv(readChunk);
+        if (entries.length === 0) return;
+        yield entries.map(([key, value]) => ({ idBytes: pointIdBytesOfKey(key) as Buffer, record: checkedPointRecord(value) }));
       }
     } finally {
       await iterator.close();

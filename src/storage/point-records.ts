@@ -26,11 +26,17 @@ export function encodePointRecord(point: StoredPoint): Buffer {
   return record;
 }
 
-export function decodePointRecord(bytes: Uint8Array): StoredPoint {
-  const record = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+/** The record as a Buffer once its format byte and length check out; throws otherwise. */
+export function checkedPointRecord(bytes: Uint8Array): Buffer {
+  const record = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   if (record[0] !== pointFormat || record.length < 13) {
     throw new FormatVersionError(`point record: unsupported format version ${record[0] ?? 'none'} (this build reads ${pointFormat})`);
   }
+  return record;
+}
+
+export function decodePointRecord(bytes: Uint8Array): StoredPoint {
+  const record = checkedPointRecord(bytes);
   return { slot: record.readUInt32LE(1), version: Number(record.readBigUInt64LE(5)), payloadJson: record.toString('utf8', 13) };
 }
 

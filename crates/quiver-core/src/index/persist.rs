@@ -34,7 +34,7 @@ impl VectorIndex {
         shared.pending.snapshot(&mut tail);
         tail.sort_unstable();
         tail.dedup();
-        checkpoint::write_atomically(path, |encoder| {
+        checkpoint::write_atomically_with(path, checkpoint::Checksum::of_dense_version(FORMAT_VERSION), |encoder| {
             encoder.bytes(MAGIC)?;
             encoder.u32(FORMAT_VERSION)?;
             checkpoint::write_binding(encoder, binding)?;
@@ -165,5 +165,93 @@ impl VectorIndex {
             index.queue_for_linking(unlinked);
         }
         Ok((index, last_operation_id, binding))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{IndexParams, SearchParams, VectorIndex, VectorStorage};
+    use crate::checkpoint::{Checksum, FORMAT_VERSION};
+    use crate::crc32::Crc32;
+    use crate::distance::Metric;
+    use crate::error::ErrorCode;
+    use crate::test_support::{clustered, slots};
+
+    fn saved(directory_name: &str) -> (std::path::PathBuf, VectorIndex, Vec<f32>) {
+        let directory = std::env::temp_dir().join(format!("quiver-core-{directory_name}-{}", std::process::id()));
+        std::fs::create_dir_all(&directory).unwrap();
+        let params = IndexParams { full_scan_threshold: 0, indexing_threads: 1, ..IndexParams::new(16, Metric::Cosine) };
+        let index = VectorIndex::new(params).unwrap();
+        let data = clustered(600, 16, 8, 3);
+        index.upsert(&slots(600), &data).unwrap();
+        index.wait_indexed();
+        index.delete(&[7, 8]);
+        (directory, index, data)
+    }
+
+    /// The same checkpoint bytes relabelled as `version` with `checksum` over the body.
+    fn relabelled(bytes: &[u8], version: u32, checksum: Checksum) -> Vec<u8> {
+        let mut body = bytes[..bytes.len() - 4].to_vec();
+        body[8..12].copy_from_slice(&version.to_le_bytes());
+        let crc = checksum.of(&body);
+        body.extend_from_slice(&crc.to_le_bytes());
+        body
+    }
+
+    #[test]
+    fn a_version_4_checkpoint_ends_in_a_crc32c_and_loads_the_same_index_as_its_version_3_twin() {
+        let (directory, index, data) = saved("crc32c");
+        let path = directory.join("index.qvx");
+        index.save_bound(&path, 17, "db/incarnation").unwrap();
+        let bytes = std::fs::read(&path).unwrap();
+        assert_eq!(u32::from_le_bytes(bytes[8..12].try_into().unwrap()), FORMAT_VERSION);
+        let stored = u32::from_le_bytes(bytes[bytes.len() - 4..].try_into().unwrap());
+        assert_eq!(stored, Checksum::Castagnoli.of(&bytes[..bytes.len() - 4]));
+        assert_ne!(stored, Crc32::of(&bytes[..bytes.len() - 4]));
+        let (current, operation, binding) = VectorIndex::load_bound(&path).unwrap();
+        assert_eq!((operation, binding.as_str()), (17, "db/incarnation"));
+
+        // Version 3 has the same layout with a CRC-32 trailer: it is still read, identically.
+        std::fs::write(&path, relabelled(&bytes, 3, Checksum::Ieee)).unwrap();
+        let (previous, operation, binding) = VectorIndex::load_bound(&path).unwrap();
+        assert_eq!((operation, binding.as_str()), (17, "db/incarnation"));
+        // Slots 7 and 8 are deleted (their rows read as NaN), so compare the bit patterns.
+        let bits = |index: &VectorIndex| index.vectors(&slots(600)).iter().map(|value| value.to_bits()).collect::<Vec<u32>>();
+        assert_eq!(bits(&previous), bits(&current));
+        assert_eq!(previous.check_integrity().links, current.check_integrity().links);
+        let params = SearchParams { ef: Some(32), ..Default::default() };
+        for query in data.chunks_exact(16).step_by(60) {
+            assert_eq!(previous.search(query, 5, &params).unwrap(), current.search(query, 5, &params).unwrap());
+        }
+
+        // Each version's checksum is the only one accepted for it.
+        for (version, wrong) in [(4, Checksum::Ieee), (3, Checksum::Castagnoli)] {
+            std::fs::write(&path, relabelled(&bytes, version, wrong)).unwrap();
+            assert_eq!(VectorIndex::load(&path).err().unwrap().code, ErrorCode::CheckpointCorrupt, "version {version}");
+        }
+        std::fs::remove_dir_all(&directory).unwrap();
+    }
+
+    #[test]
+    fn a_version_4_checkpoint_with_one_flipped_byte_anywhere_is_refused_whole() {
+        let (directory, index, _) = saved("crc32c-flips");
+        let path = directory.join("index.qvx");
+        index.save(&path, 3).unwrap();
+        let bytes = std::fs::read(&path).unwrap();
+        for position in (12..bytes.len()).step_by(bytes.len() / 97 + 1).chain([bytes.len() - 5, bytes.len() - 1]) {
+            for bit in [0x01u8, 0x80] {
+                let mut flipped = bytes.clone();
+                flipped[position] ^= bit;
+                std::fs::write(&path, &flipped).unwrap();
+                assert_eq!(VectorIndex::load(&path).err().unwrap().code, ErrorCode::CheckpointCorrupt, "flip {bit:#x} at {position}");
+            }
+        }
+        // The same on an on-disk index, whose load maps the checkpoint too.
+        let mut flipped = bytes.clone();
+        flipped[bytes.len() / 2] ^= 0x10;
+        std::fs::write(&path, &flipped).unwrap();
+        let error = VectorIndex::load_with_storage(&path, VectorStorage::OnDisk(directory.join("mapped"))).err().unwrap();
+        assert_eq!(error.code, ErrorCode::CheckpointCorrupt);
+        std::fs::remove_dir_all(&directory).unwrap();
     }
 }
