@@ -201,3 +201,146 @@ fn every_binary_encoding_and_query_encoding_finds_its_floor_of_true_neighbours_w
             >= recall_of(BinaryEncoding::OneBit, QueryEncoding::SameAsStorage) - 0.02
     );
 }
+
+/// Profile of int8 against float32 at 768-d (docs/architecture.md §12): ns per distance for each
+/// kernel in and out of cache, then µs per search at small ef. Not a rule: run by hand with
+/// `cargo test --release -p quiver-core int8_profile -- --ignored --nocapture` (with
+/// `QUIVER_PROFILE_SEARCH=1` also the searches on a 50k-point graph, about a minute).
+#[test]
+#[ignore]
+#[cfg(target_arch = "x86_64")]
+fn int8_profile_distance_kernels_and_searches_at_768_dimensions() {
+    use crate::distance::Space;
+    use std::time::Instant;
+    let (dimension, count) = (768, 50_000);
+    let data = clustered(count, dimension, 500, 2);
+    let mut prepared = data.clone();
+    let space = Space::new(Metric::Cosine);
+    for row in prepared.chunks_exact_mut(dimension) {
+        space.prepare(row);
+    }
+    let quantized = crate::quantization::Quantized::train(
+        QuantizationConfig::ScalarInt8 { quantile: None },
+        Metric::Cosine,
+        dimension,
+        &prepared[..1000 * dimension],
+        1000,
+    );
+    for (row, vector) in prepared.chunks_exact(dimension).enumerate() {
+        quantized.encode_row(row as u32, vector);
+    }
+    let query = &prepared[..dimension];
+    let code = quantized.prepare_query(query);
+    let mut random = Random::new(4);
+    let rows: Vec<u32> = (0..200_000).map(|_| (random.next_u64() % count as u64) as u32).collect();
+    for (label, span) in [("in cache (64 rows)", 64u32), ("out of cache (50k rows)", count as u32)] {
+        let start = Instant::now();
+        let mut sink = 0f32;
+        for row in &rows {
+            let row = (row % span) as usize;
+            sink += space.distance(query, &prepared[row * dimension..(row + 1) * dimension]);
+        }
+        let float_ns = start.elapsed().as_nanos() as f64 / rows.len() as f64;
+        let start = Instant::now();
+        for row in &rows {
+            sink += quantized.distance(&code, row % span);
+        }
+        let int8_ns = start.elapsed().as_nanos() as f64 / rows.len() as f64;
+        eprintln!("{label}: float32 {float_ns:.1} ns/distance, int8 {int8_ns:.1} ns/distance ({:.2}x) [{sink}]", float_ns / int8_ns);
+    }
+    // The walk's pattern: a node's 32 neighbours located (prefetched) first, then scored; the
+    // first line only (as before) or every line of each int8 code. Min of 20 rounds (shared host).
+    let first_line = |row: u32| {
+        if let Some(stored) = quantized_row_start(&quantized, row) {
+            crate::quantization::prefetch_lines(stored, 1);
+        }
+    };
+    for (label, whole) in [("int8 walk batch, first line prefetched", false), ("int8 walk batch, whole code prefetched", true)] {
+        let mut best = f64::INFINITY;
+        for _ in 0..20 {
+            let start = Instant::now();
+            let mut sink = 0f32;
+            for batch in rows.chunks_exact(32).take(2000) {
+                for row in batch {
+                    if whole {
+                        quantized.prefetch(*row)
+                    } else {
+                        first_line(*row)
+                    }
+                }
+                for row in batch {
+                    sink += quantized.distance(&code, *row);
+                }
+            }
+            std::hint::black_box(sink);
+            best = best.min(start.elapsed().as_nanos() as f64 / (2000.0 * 32.0));
+        }
+        eprintln!("{label}: {best:.1} ns/distance");
+    }
+    // Rescoring's pattern: 20 float rows scored one after another, without or with the whole
+    // row prefetched two ahead.
+    for (label, ahead) in [("float rescore of 20, no prefetch", false), ("float rescore of 20, prefetched 2 ahead", true)] {
+        let mut best = f64::INFINITY;
+        for _ in 0..20 {
+            let start = Instant::now();
+            let mut sink = 0f32;
+            for batch in rows.chunks_exact(20).take(2000) {
+                let vector = |position: usize| &prepared[batch[position] as usize * dimension..(batch[position] as usize + 1) * dimension];
+                for (position, _) in batch.iter().enumerate() {
+                    if ahead && position + 2 < batch.len() {
+                        let next = vector(position + 2);
+                        crate::quantization::prefetch_lines(next.as_ptr() as *const u8, dimension * 4);
+                    }
+                    sink += space.distance(query, vector(position));
+                }
+            }
+            std::hint::black_box(sink);
+            best = best.min(start.elapsed().as_nanos() as f64 / (2000.0 * 20.0));
+        }
+        eprintln!("{label}: {best:.1} ns/distance");
+    }
+    let start = Instant::now();
+    for _ in 0..10_000 {
+        std::hint::black_box(quantized.prepare_query(query));
+    }
+    eprintln!("int8 query encoding: {:.2} µs", start.elapsed().as_secs_f64() * 1e6 / 10_000.0);
+
+    if std::env::var("QUIVER_PROFILE_SEARCH").is_err() {
+        return;
+    }
+    let params = IndexParams { indexing_threads: 2, ..IndexParams::new(dimension, Metric::Cosine) };
+    let index = VectorIndex::new(params).unwrap();
+    index.upsert(&(0..count as u32).collect::<Vec<_>>(), &data).unwrap();
+    index.wait_indexed();
+    index.set_quantization(Some(QuantizationConfig::ScalarInt8 { quantile: None })).unwrap();
+    index.wait_quantized();
+    let queries: Vec<f32> = queries(&data, dimension);
+    for ef in [10, 16, 32, 64] {
+        let mut line = format!("ef {ef}:");
+        for (label, quantization) in [
+            ("float32", QuantizationSearch { ignore: true, ..Default::default() }),
+            ("int8 o1", QuantizationSearch { oversampling: 1.0, ..Default::default() }),
+            ("int8 o2", QuantizationSearch { oversampling: 2.0, ..Default::default() }),
+            ("int8 o2 no rescore", QuantizationSearch { oversampling: 2.0, rescore: false, ..Default::default() }),
+        ] {
+            let search = SearchParams { ef: Some(ef), quantization, ..SearchParams::default() };
+            let mut best = f64::INFINITY;
+            for _ in 0..3 {
+                let start = Instant::now();
+                for _ in 0..5 {
+                    for query in queries.chunks_exact(dimension) {
+                        std::hint::black_box(index.search(query, 10, &search).unwrap());
+                    }
+                }
+                best = best.min(start.elapsed().as_secs_f64() * 1e6 / (5 * queries.len() / dimension) as f64);
+            }
+            line += &format!(" {label} {best:.1} µs;");
+        }
+        eprintln!("{line}");
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+fn quantized_row_start(quantized: &crate::quantization::Quantized, row: u32) -> Option<*const u8> {
+    quantized.code_row(row).map(|stored| stored.as_ptr())
+}
