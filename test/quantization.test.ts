@@ -105,8 +105,8 @@ describe('quantization', () => {
     const cases: [unknown, RegExp][] = [
       [{ product: { compression: 'x16' } }, /quantization_config\.product: product quantization is not supported/],
       [{ turbo: { bits: 4 } }, /quantization_config\.turbo: turbo quantization \(TurboQuant\) is not supported/],
-      [{ binary: { encoding: 'two_bits' } }, /quantization_config\.binary\.encoding: binary encoding "two_bits" is not supported/],
-      [{ binary: { query_encoding: 'scalar8bits' } }, /quantization_config\.binary\.query_encoding/],
+      [{ binary: { encoding: 'three_bits' } }, /quantization_config\.binary\.encoding/],
+      [{ binary: { query_encoding: 'scalar2bits' } }, /quantization_config\.binary\.query_encoding/],
       [{ scalar: { type: 'int8', quantile: 0.2 } }, /quantile/],
     ];
     for (const [quantization, message] of cases) {

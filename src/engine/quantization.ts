@@ -1,7 +1,10 @@
 // Quantization as configured (docs/api.md §15) turned into what the kernel builds: which shapes
 // QuiverDB acts on, which it refuses, and which applies to a vector (its own setting, else the
 // collection's). Structural types only, so collection-config.ts can use it without a cycle.
-import type { KernelQuantization } from '../native/vector-index.js';
+import type { KernelBinaryEncoding, KernelQuantization, KernelQueryEncoding } from '../native/vector-index.js';
+
+const BINARY_ENCODINGS: readonly string[] = ['one_bit', 'two_bits', 'one_and_half_bits'];
+const QUERY_ENCODINGS: readonly string[] = ['default', 'binary', 'scalar8bits', 'scalar4bits'];
 
 /** A stored quantization_config: Qdrant's shapes, already checked by the request schema. */
 type StoredQuantization = Readonly<Record<string, unknown>> | null | undefined;
@@ -15,12 +18,12 @@ export function unsupportedQuantization(value: unknown): { field: string; messag
   const binary = shape.binary;
   if (binary) {
     const encoding = binary.encoding;
-    if (encoding != null && encoding !== 'one_bit') {
-      return { field: 'binary.encoding', message: `binary encoding ${JSON.stringify(encoding)} is not supported; only one_bit is` };
+    if (encoding != null && !BINARY_ENCODINGS.includes(encoding as string)) {
+      return { field: 'binary.encoding', message: `binary encoding ${JSON.stringify(encoding)} is not supported; use ${BINARY_ENCODINGS.join(', ')}` };
     }
     const queryEncoding = binary.query_encoding;
-    if (queryEncoding != null && queryEncoding !== 'default' && queryEncoding !== 'binary') {
-      return { field: 'binary.query_encoding', message: `query_encoding ${JSON.stringify(queryEncoding)} is not supported; only default and binary are` };
+    if (queryEncoding != null && !QUERY_ENCODINGS.includes(queryEncoding as string)) {
+      return { field: 'binary.query_encoding', message: `query_encoding ${JSON.stringify(queryEncoding)} is not supported; use ${QUERY_ENCODINGS.join(', ')}` };
     }
   }
   return undefined;
@@ -31,7 +34,14 @@ export function kernelQuantizationOf(stored: StoredQuantization): KernelQuantiza
   if (!stored) return null;
   const scalar = stored.scalar as { quantile?: number | null } | undefined;
   if (scalar) return scalar.quantile != null ? { kind: 'int8', quantile: scalar.quantile } : { kind: 'int8' };
-  if (stored.binary) return { kind: 'binary' };
+  const binary = stored.binary as { encoding?: string | null; query_encoding?: string | null } | undefined;
+  if (binary) {
+    const kernel: KernelQuantization = { kind: 'binary' };
+    if (binary.encoding != null && binary.encoding !== 'one_bit') kernel.encoding = binary.encoding as KernelBinaryEncoding;
+    // Qdrant's `default` is the storage's own encoding, as `binary` is.
+    if (binary.query_encoding === 'scalar8bits' || binary.query_encoding === 'scalar4bits') kernel.queryEncoding = binary.query_encoding as KernelQueryEncoding;
+    return kernel;
+  }
   return null;
 }
 

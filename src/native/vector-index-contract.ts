@@ -53,8 +53,14 @@ export interface QuantizationSearchOptions {
   oversampling?: number;
 }
 
-/** What the kernel quantizes with: int8 scalar codes (quantile in 0.5..1) or one bit per value. */
-export type KernelQuantization = { kind: 'int8'; quantile?: number } | { kind: 'binary' };
+/** Binary code sizes and query encodings (docs/api.md §15); absent = one_bit / like the codes. */
+export type KernelBinaryEncoding = 'one_bit' | 'two_bits' | 'one_and_half_bits';
+export type KernelQueryEncoding = 'binary' | 'scalar8bits' | 'scalar4bits';
+
+/** What the kernel quantizes with: int8 scalar codes (quantile in 0.5..1) or binary codes. */
+export type KernelQuantization =
+  | { kind: 'int8'; quantile?: number }
+  | { kind: 'binary'; encoding?: KernelBinaryEncoding; queryEncoding?: KernelQueryEncoding };
 
 export interface QuantizationStatus {
   enabled: boolean;

@@ -24,7 +24,9 @@ import type {
 
 export type {
   KernelMemoryReport,
+  KernelBinaryEncoding,
   KernelQuantization,
+  KernelQueryEncoding,
   QuantizationStatus,
   Distance,
   LoadedVectorIndex,
@@ -189,7 +191,12 @@ export class WrappedVectorIndex implements VectorIndex {
   }
 
   setQuantization(quantization: KernelQuantization | null): void {
-    this.handle.setQuantization(quantization?.kind ?? null, quantization?.kind === 'int8' ? (quantization.quantile ?? null) : null);
+    this.handle.setQuantization(
+      quantization?.kind ?? null,
+      quantization?.kind === 'int8' ? (quantization.quantile ?? null) : null,
+      quantization?.kind === 'binary' ? (quantization.encoding ?? null) : null,
+      quantization?.kind === 'binary' ? (quantization.queryEncoding ?? null) : null,
+    );
   }
 
   quantizationStatus(): QuantizationStatus {

@@ -1,7 +1,13 @@
 // quantization_config through the gRPC door (docs/api.md §14, §15): translated both ways, with
 // REST's refusals (product, TurboQuant) as INVALID_ARGUMENT naming the field.
 import { Code } from '@connectrpc/connect';
-import { BinaryQuantizationEncoding, CompressionRatio, Distance, QuantizationType } from '@qdrant/js-client-grpc';
+import {
+  BinaryQuantizationEncoding,
+  BinaryQuantizationQueryEncoding_Setting,
+  CompressionRatio,
+  Distance,
+  QuantizationType,
+} from '@qdrant/js-client-grpc';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { grpcFailure } from './grpc-failure.js';
 import { startGrpcServer, type GrpcTestServer } from './grpc-server.js';
@@ -59,7 +65,7 @@ describe('quantization through gRPC', () => {
     expect(rest.result.config.quantization_config).toBeNull();
   });
 
-  it('grpc quantization — product and two_bits are INVALID_ARGUMENT naming the field, and nothing is created', async () => {
+  it('grpc quantization — product is INVALID_ARGUMENT naming the field, and nothing is created', async () => {
     const product = await grpcFailure(
       collections().create({
         collectionName: 'q_refused',
@@ -69,15 +75,25 @@ describe('quantization through gRPC', () => {
     );
     expect(product.code).toBe(Code.InvalidArgument);
     expect(product.rawMessage).toMatch(/quantization_config\.product/);
-    const twoBits = await grpcFailure(
-      collections().create({
-        collectionName: 'q_refused',
-        vectorsConfig: { config: { case: 'params', value: { size: 8n, distance: Distance.Cosine } } },
-        quantizationConfig: { quantization: { case: 'binary', value: { encoding: BinaryQuantizationEncoding.TwoBits } } },
-      }),
-    );
-    expect(twoBits.code).toBe(Code.InvalidArgument);
-    expect(twoBits.rawMessage).toMatch(/quantization_config\.binary\.encoding/);
     expect((await collections().collectionExists({ collectionName: 'q_refused' })).result?.exists).toBe(false);
+  });
+
+  it('grpc quantization — binary two_bits with a scalar8bits query encoding is created and stored as REST stores it', async () => {
+    const created = await collections().create({
+      collectionName: 'q_two_bits',
+      vectorsConfig: { config: { case: 'params', value: { size: 8n, distance: Distance.Cosine } } },
+      quantizationConfig: {
+        quantization: {
+          case: 'binary',
+          value: {
+            encoding: BinaryQuantizationEncoding.TwoBits,
+            queryEncoding: { variant: { case: 'setting', value: BinaryQuantizationQueryEncoding_Setting.Scalar8Bits } },
+          },
+        },
+      },
+    });
+    expect(created.result).toBe(true);
+    const rest = (await server.request('GET', '/collections/q_two_bits')).body;
+    expect(rest.result.config.quantization_config).toEqual({ binary: { encoding: 'two_bits', query_encoding: 'scalar8bits' } });
   });
 });

@@ -12,7 +12,7 @@ use crate::tasks::{self, run_file_job, run_waiting, Queries, SearchRequest, Slot
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use quiver_core::distance::Datatype;
-use quiver_core::quantization::QuantizationConfig;
+use quiver_core::quantization::{BinaryEncoding, QuantizationConfig, QueryEncoding};
 use quiver_core::{IndexParams, Metric, QuantizationSearch, VectorIndex, VectorStorage};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -376,14 +376,35 @@ impl NativeVectorIndex {
     }
 
     /// Switches quantization: kind "int8" (with `quantile` in [0.5, 1] or none), "binary"
-    /// (one bit), or none to switch it off. Codes are built in the background
-    /// (`quantizationStatus`, `waitQuantized`); searches stay correct meanwhile.
+    /// (with `encoding` one_bit / two_bits / one_and_half_bits and `query_encoding` binary /
+    /// scalar8bits / scalar4bits, none = one_bit and binary), or none to switch it off. Codes
+    /// are built in the background (`quantizationStatus`, `waitQuantized`); searches stay
+    /// correct meanwhile.
     #[napi(catch_unwind)]
-    pub fn set_quantization(&self, kind: Option<String>, quantile: Option<f64>) -> Result<()> {
+    pub fn set_quantization(
+        &self,
+        kind: Option<String>,
+        quantile: Option<f64>,
+        encoding: Option<String>,
+        query_encoding: Option<String>,
+    ) -> Result<()> {
         let config = match kind.as_deref() {
             None => None,
             Some("int8") => Some(QuantizationConfig::ScalarInt8 { quantile: quantile.map(|value| value as f32) }),
-            Some("binary") => Some(QuantizationConfig::BinaryOneBit),
+            Some("binary") => Some(QuantizationConfig::Binary {
+                encoding: match encoding.as_deref() {
+                    None | Some("one_bit") => BinaryEncoding::OneBit,
+                    Some("two_bits") => BinaryEncoding::TwoBits,
+                    Some("one_and_half_bits") => BinaryEncoding::OneAndHalfBits,
+                    Some(other) => return Err(invalid(format!("unknown binary encoding {other:?}"))),
+                },
+                query_encoding: match query_encoding.as_deref() {
+                    None | Some("default") | Some("binary") => QueryEncoding::SameAsStorage,
+                    Some("scalar8bits") => QueryEncoding::Scalar8Bits,
+                    Some("scalar4bits") => QueryEncoding::Scalar4Bits,
+                    Some(other) => return Err(invalid(format!("unknown query encoding {other:?}"))),
+                },
+            }),
             Some(other) => return Err(invalid(format!("unknown quantization kind {other:?}"))),
         };
         self.index()?.set_quantization(config).map_err(from_kernel)

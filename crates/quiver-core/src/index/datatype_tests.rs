@@ -172,7 +172,7 @@ fn quantization_on_compact_rows_builds_codes_from_the_decoded_values_and_rescore
     let (dimension, count) = (32, 3000);
     let float16_data = clustered(count, dimension, 12, 8);
     let uint8_data = bytes_data(count, dimension, 8);
-    for config in [QuantizationConfig::ScalarInt8 { quantile: None }, QuantizationConfig::BinaryOneBit] {
+    for config in [QuantizationConfig::ScalarInt8 { quantile: None }, QuantizationConfig::BINARY_ONE_BIT] {
         for (datatype, data) in [(Datatype::Float16, &float16_data), (Datatype::Uint8, &uint8_data)] {
             // The reference: the same codes over a float32 store of the same (decoded) values.
             let reference = quantized_recall(

@@ -3,7 +3,10 @@
 //!
 //! - `dot_u8`: Σ a·b over unsigned 8-bit codes (scalar quantization, every metric but L1);
 //! - `l1_u8`: Σ |a − b| (scalar quantization under Manhattan);
-//! - `hamming`: popcount(a XOR b) over bit-packed codes (binary quantization).
+//! - `hamming`: popcount(a XOR b) over bit-packed codes (binary quantization);
+//! - `plane_dot`: Σ_k 2^k · popcount(query plane k AND code) — an unsigned query of up to 8 bits
+//!   per position, stored as bit planes, dotted with a bit-packed code (binary quantization with
+//!   an asymmetric `scalar8bits` / `scalar4bits` query encoding).
 
 /// A kernel over two equal-length code slices; the result is exact (integer arithmetic).
 pub type CodeKernel = fn(&[u8], &[u8]) -> u32;
@@ -15,9 +18,26 @@ pub struct CodeKernels {
     pub dot_u8: CodeKernel,
     pub l1_u8: CodeKernel,
     pub hamming: CodeKernel,
+    /// Left: the query's bit planes, `planes × right.len()` bytes, plane k weighing 2^k.
+    pub plane_dot: CodeKernel,
 }
 
-pub const SCALAR: CodeKernels = CodeKernels { name: "scalar", dot_u8: scalar_dot_u8, l1_u8: scalar_l1_u8, hamming: scalar_hamming };
+pub const SCALAR: CodeKernels =
+    CodeKernels { name: "scalar", dot_u8: scalar_dot_u8, l1_u8: scalar_l1_u8, hamming: scalar_hamming, plane_dot: scalar_plane_dot };
+
+/// At most 8 planes (a u8 query), so Σ stays under 255 · 2^17 bits < 2³².
+pub const MAX_PLANES: usize = 8;
+
+/// How many query planes a `plane_dot` call carries; panics on a malformed call (a bug).
+#[inline(always)]
+pub fn plane_count(planes: &[u8], code: &[u8]) -> usize {
+    if code.is_empty() {
+        assert!(planes.is_empty(), "plane_dot: planes without a code");
+        return 0;
+    }
+    assert!(planes.len().is_multiple_of(code.len()) && planes.len() / code.len() <= MAX_PLANES, "plane_dot: length mismatch");
+    planes.len() / code.len()
+}
 
 /// Σ a·b. 255² · 65,536 (the largest dimension) < 2³², so a u32 never overflows.
 pub fn scalar_dot_u8(left: &[u8], right: &[u8]) -> u32 {
@@ -42,6 +62,23 @@ pub fn scalar_hamming(left: &[u8], right: &[u8]) -> u32 {
         }
     }
     count
+}
+
+/// Bit by bit, like `scalar_hamming`: Σ over planes k and bit positions i of 2^k·(q_k,i AND c_i).
+pub fn scalar_plane_dot(planes: &[u8], code: &[u8]) -> u32 {
+    let count = plane_count(planes, code);
+    let mut total = 0u32;
+    for plane in 0..count {
+        let query = &planes[plane * code.len()..(plane + 1) * code.len()];
+        for (a, b) in query.iter().zip(code) {
+            for bit in 0..8 {
+                if (a >> bit) & 1 == 1 && (b >> bit) & 1 == 1 {
+                    total += 1 << plane;
+                }
+            }
+        }
+    }
+    total
 }
 
 /// Every code-kernel set usable on this CPU, slowest first.
@@ -82,7 +119,40 @@ mod tests {
                 assert_eq!((set.dot_u8)(&a, &b), scalar_dot_u8(&a, &b), "{} dot_u8 length {length}", set.name);
                 assert_eq!((set.l1_u8)(&a, &b), scalar_l1_u8(&a, &b), "{} l1_u8 length {length}", set.name);
                 assert_eq!((set.hamming)(&a, &b), scalar_hamming(&a, &b), "{} hamming length {length}", set.name);
+                for planes in [1, 4, 8] {
+                    let query: Vec<u8> = (0..planes).flat_map(|plane| codes(length, 20 + plane as u32)).collect();
+                    assert_eq!(
+                        (set.plane_dot)(&query, &b),
+                        scalar_plane_dot(&query, &b),
+                        "{} plane_dot {planes} planes length {length}",
+                        set.name
+                    );
+                }
             }
+        }
+    }
+
+    #[test]
+    fn plane_dot_is_the_dot_product_of_the_query_values_with_the_code_bits() {
+        // Query values 0..=255 split into 8 planes: the kernel must give Σ value·bit.
+        let values: Vec<u8> = (0..19).map(|i| (i * 37 % 256) as u8).collect();
+        let code = [0b1011_0110u8, 0b0101_1101, 0b0000_0111];
+        let mut planes = vec![0u8; 8 * 3];
+        for (position, value) in values.iter().enumerate() {
+            for plane in 0..8 {
+                if (value >> plane) & 1 == 1 {
+                    planes[plane * 3 + position / 8] |= 1 << (position % 8);
+                }
+            }
+        }
+        let expected: u32 = values
+            .iter()
+            .enumerate()
+            .filter(|(position, _)| (code[position / 8] >> (position % 8)) & 1 == 1)
+            .map(|(_, value)| *value as u32)
+            .sum();
+        for set in available() {
+            assert_eq!((set.plane_dot)(&planes, &code), expected, "{}", set.name);
         }
     }
 
@@ -95,6 +165,10 @@ mod tests {
             assert_eq!((set.dot_u8)(&full, &full), 255 * 255 * 65_536, "{}", set.name);
             assert_eq!((set.l1_u8)(&full, &zero), 255 * 65_536, "{}", set.name);
             assert_eq!((set.hamming)(&full, &zero), 8 * 65_536, "{}", set.name);
+            // Two bits per dimension at the largest dimension, every query plane full.
+            let code = vec![255u8; 16_384];
+            let planes = vec![255u8; 8 * 16_384];
+            assert_eq!((set.plane_dot)(&planes, &code), 255 * 8 * 16_384, "{}", set.name);
         }
     }
 
@@ -107,6 +181,8 @@ mod tests {
         for set in available() {
             assert_eq!((set.dot_u8)(&buffer[5..42], &other), scalar_dot_u8(&inner, &other), "{}", set.name);
             assert_eq!((set.hamming)(&buffer[5..42], &other), scalar_hamming(&inner, &other), "{}", set.name);
+            let planes: Vec<u8> = (0..8).flat_map(|plane| codes(37, 30 + plane)).collect();
+            assert_eq!((set.plane_dot)(&planes, &buffer[5..42]), scalar_plane_dot(&planes, &inner), "{}", set.name);
         }
     }
 }

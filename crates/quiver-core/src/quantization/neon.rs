@@ -3,10 +3,11 @@
 //! simple so they can be checked by reading, and tested against the scalar twins by
 //! `cargo test` on any arm64 host.
 
-use super::kernels::{scalar_dot_u8, scalar_hamming, scalar_l1_u8, CodeKernels};
+use super::kernels::{plane_count, scalar_dot_u8, scalar_hamming, scalar_l1_u8, scalar_plane_dot, CodeKernels};
 use std::arch::aarch64::*;
 
-pub const NEON: CodeKernels = CodeKernels { name: "neon", dot_u8: dot_u8_neon, l1_u8: l1_u8_neon, hamming: hamming_neon };
+pub const NEON: CodeKernels =
+    CodeKernels { name: "neon", dot_u8: dot_u8_neon, l1_u8: l1_u8_neon, hamming: hamming_neon, plane_dot: plane_dot_neon };
 
 // 16 codes per step: UMULL widens u8×u8 to u16 products, UADALP folds pairs into u32 lanes.
 fn dot_u8_neon(left: &[u8], right: &[u8]) -> u32 {
@@ -64,4 +65,28 @@ fn hamming_neon(left: &[u8], right: &[u8]) -> u32 {
         vaddvq_u32(sum)
     };
     total + scalar_hamming(&left[offset..], &right[offset..])
+}
+
+// Per plane: CNT of (plane AND code), widened and summed like hamming_neon, weighted by 2^plane.
+fn plane_dot_neon(planes: &[u8], code: &[u8]) -> u32 {
+    let count = plane_count(planes, code);
+    let length = code.len();
+    let mut total = 0u32;
+    for plane in 0..count {
+        let query = &planes[plane * length..(plane + 1) * length];
+        let (a, b) = (query.as_ptr(), code.as_ptr());
+        let mut offset = 0;
+        // SAFETY: every load reads 16 bytes at offset + 16 <= length of both slices.
+        let bits = unsafe {
+            let mut sum = vdupq_n_u32(0);
+            while offset + 16 <= length {
+                let bits = vcntq_u8(vandq_u8(vld1q_u8(a.add(offset)), vld1q_u8(b.add(offset))));
+                sum = vpadalq_u16(sum, vpaddlq_u8(bits));
+                offset += 16;
+            }
+            vaddvq_u32(sum)
+        };
+        total += (bits + scalar_plane_dot(&query[offset..], &code[offset..])) << plane;
+    }
+    total
 }

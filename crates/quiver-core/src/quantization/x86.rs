@@ -2,17 +2,23 @@
 //! Each wrapper checks the lengths, so the unchecked pointer reads stay in bounds; tails that
 //! do not fill a register go through the scalar twin.
 
-use super::kernels::{scalar_dot_u8, scalar_hamming, scalar_l1_u8, CodeKernels};
+use super::kernels::{plane_count, scalar_dot_u8, scalar_hamming, scalar_l1_u8, scalar_plane_dot, CodeKernels};
 use std::arch::x86_64::*;
 
 /// AVX2 for the u8 kernels (widen to i16, multiply-add pairs; SAD for L1) and the POPCNT
 /// instruction, one 64-bit word at a time, for Hamming.
-pub const AVX2: CodeKernels = CodeKernels { name: "avx2+popcnt", dot_u8: dot_u8_avx2, l1_u8: l1_u8_avx2, hamming: hamming_popcnt };
+pub const AVX2: CodeKernels =
+    CodeKernels { name: "avx2+popcnt", dot_u8: dot_u8_avx2, l1_u8: l1_u8_avx2, hamming: hamming_popcnt, plane_dot: plane_dot_popcnt };
 
 /// AVX-512 VNNI (VPDPBUSD: u8 × i8 → i32 in one instruction) for the dot product, AVX-512BW
 /// SAD for L1, VPOPCNTDQ for Hamming.
-pub const AVX512_VNNI: CodeKernels =
-    CodeKernels { name: "avx512vnni+vpopcntdq", dot_u8: dot_u8_vnni, l1_u8: l1_u8_avx512, hamming: hamming_avx512 };
+pub const AVX512_VNNI: CodeKernels = CodeKernels {
+    name: "avx512vnni+vpopcntdq",
+    dot_u8: dot_u8_vnni,
+    l1_u8: l1_u8_avx512,
+    hamming: hamming_avx512,
+    plane_dot: plane_dot_avx512,
+};
 
 pub fn available() -> Vec<CodeKernels> {
     let mut sets = Vec::new();
@@ -45,6 +51,18 @@ fn hamming_popcnt(left: &[u8], right: &[u8]) -> u32 {
     assert_eq!(left.len(), right.len(), "hamming: length mismatch");
     // SAFETY: handed out only after POPCNT was detected.
     unsafe { hamming_popcnt_unchecked(left, right) }
+}
+
+fn plane_dot_popcnt(planes: &[u8], code: &[u8]) -> u32 {
+    let count = plane_count(planes, code);
+    // SAFETY: handed out only after POPCNT was detected; plane_count checked the lengths.
+    unsafe { plane_dot_popcnt_unchecked(planes, code, count) }
+}
+
+fn plane_dot_avx512(planes: &[u8], code: &[u8]) -> u32 {
+    let count = plane_count(planes, code);
+    // SAFETY: handed out only after AVX-512F and VPOPCNTDQ were detected; lengths checked.
+    unsafe { plane_dot_avx512_unchecked(planes, code, count) }
 }
 
 fn dot_u8_vnni(left: &[u8], right: &[u8]) -> u32 {
@@ -127,6 +145,48 @@ unsafe fn hamming_popcnt_unchecked(left: &[u8], right: &[u8]) -> u32 {
         count += _popcnt64((x ^ y) as i64) as u32;
     }
     count + scalar_hamming(words_left.remainder(), words_right.remainder())
+}
+
+// Per plane: POPCNT of (plane AND code), one 64-bit word at a time, weighted by 2^plane.
+#[target_feature(enable = "popcnt")]
+unsafe fn plane_dot_popcnt_unchecked(planes: &[u8], code: &[u8], count: usize) -> u32 {
+    let length = code.len();
+    let mut total = 0u32;
+    for plane in 0..count {
+        let query = &planes[plane * length..(plane + 1) * length];
+        let mut bits = 0u32;
+        let mut words_query = query.chunks_exact(8);
+        let mut words_code = code.chunks_exact(8);
+        for (x, y) in (&mut words_query).zip(&mut words_code) {
+            let x = u64::from_le_bytes(x.try_into().unwrap_or([0; 8]));
+            let y = u64::from_le_bytes(y.try_into().unwrap_or([0; 8]));
+            bits += _popcnt64((x & y) as i64) as u32;
+        }
+        total += bits << plane;
+        total += scalar_plane_dot(words_query.remainder(), words_code.remainder()) << plane;
+    }
+    total
+}
+
+#[target_feature(enable = "avx512f,avx512vpopcntdq")]
+unsafe fn plane_dot_avx512_unchecked(planes: &[u8], code: &[u8], count: usize) -> u32 {
+    let length = code.len();
+    let mut total = 0u64;
+    for plane in 0..count {
+        let query = &planes[plane * length..(plane + 1) * length];
+        let (a, b) = (query.as_ptr(), code.as_ptr());
+        let mut sum = _mm512_setzero_si512();
+        let mut offset = 0;
+        while offset + 64 <= length {
+            let x = _mm512_loadu_si512(a.add(offset) as *const _);
+            let y = _mm512_loadu_si512(b.add(offset) as *const _);
+            sum = _mm512_add_epi64(sum, _mm512_popcnt_epi64(_mm512_and_si512(x, y)));
+            offset += 64;
+        }
+        let bits = _mm512_reduce_add_epi64(sum) as u64 + scalar_plane_dot(&query[offset..], &code[offset..]) as u64;
+        total += bits << plane;
+    }
+    total as u32
 }
 
 // VPDPBUSD multiplies unsigned bytes by signed ones. The right operand is shifted to signed

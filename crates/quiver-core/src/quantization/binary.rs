@@ -1,0 +1,376 @@
+//! Binary codes of one, one and a half, or two bits per dimension, and the asymmetric query
+//! encodings that score them (docs/architecture.md §12).
+//!
+//! Every value is first centred on its dimension's trained mean: z = x − μ_d.
+//!
+//! - `one_bit`: one bit, z > 0.
+//! - `two_bits`: three levels, so that values near the mean are stored as an explicit zero:
+//!   low (z ≤ −tσ_d), zero, high (z > tσ_d), as a thermometer code of two bits (z > −tσ_d,
+//!   z > tσ_d). The Hamming distance of two such codes is the distance between their levels.
+//! - `one_and_half_bits`: three levels for the half of the dimensions with the largest spread
+//!   (σ_d), one bit for the other half: 1.5 bits per dimension on average.
+//!
+//! The code is two bit planes laid end to end: plane 0 has one bit for every dimension (the
+//! lower threshold of a three-level dimension, the sign of a one-bit one); plane 1 one bit for
+//! each three-level dimension, in the order of `extended`. Padding bits are zero.
+//!
+//! Each code stands for a reconstruction x̂_d = base_d + Σ_planes weight·bit: one-bit
+//! dimensions ±s1_d (the mean |z| of the trained values), three-level ones −s2_d, 0 or +s2_d
+//! (s2_d: the mean |z| of the values beyond ±tσ_d). An asymmetric query (`scalar8bits`,
+//! `scalar4bits`) is scored against that reconstruction: q·x̂ = Σ q_d·base_d + Σ u_i·bit_i with
+//! u_i = q_d·weight_i, where the u_i are quantized to 8 or 4 bits and stored as bit planes, so
+//! Σ u_i·bit_i is one `plane_dot` (kernels.rs) plus the code's bit count.
+
+use super::kernels::CodeKernels;
+use crate::distance::Metric;
+
+/// The thresholds ±tσ split a normal distribution into three near-equal thirds.
+const THIRDS: f32 = 0.43;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BinaryEncoding {
+    OneBit,
+    TwoBits,
+    OneAndHalfBits,
+}
+
+/// How a query is encoded before it is scored against the binary codes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum QueryEncoding {
+    /// Like the stored vectors (Qdrant's `default` and `binary`): a Hamming distance.
+    SameAsStorage,
+    /// 8 (resp. 4) bits per code bit, scored against the codes' reconstruction.
+    Scalar8Bits,
+    Scalar4Bits,
+}
+
+impl QueryEncoding {
+    pub fn planes(self) -> usize {
+        match self {
+            QueryEncoding::SameAsStorage => 0,
+            QueryEncoding::Scalar8Bits => 8,
+            QueryEncoding::Scalar4Bits => 4,
+        }
+    }
+}
+
+/// What a binary quantizer learnt from its training vectors.
+pub struct Codebook {
+    encoding: BinaryEncoding,
+    query_encoding: QueryEncoding,
+    dimension: usize,
+    means: Vec<f32>,
+    /// Plane-0 threshold per dimension (relative to the mean): 0 or −tσ_d.
+    lower: Vec<f32>,
+    /// Three-level dimensions, in plane-1 order, with their upper threshold +tσ_d.
+    extended: Vec<(usize, f32)>,
+    /// Reconstruction: base_d per dimension, then one weight per code bit (plane 0, plane 1).
+    base: Vec<f32>,
+    weights: Vec<f32>,
+    plane_bytes: [usize; 2],
+}
+
+/// A query prepared for a codebook: its own code (symmetric) or its weight planes (asymmetric).
+pub struct BinaryQuery {
+    pub code: Vec<u8>,
+    /// Σ q_d·base_d, the weights' low end and step: q·x̂ ≈ offset + low·bits + step·plane_dot.
+    offset: f32,
+    low: f32,
+    step: f32,
+    squared_norm: f32,
+}
+
+impl Codebook {
+    pub fn train(encoding: BinaryEncoding, query_encoding: QueryEncoding, samples: &[f32], dimension: usize) -> Codebook {
+        let rows = samples.len() / dimension.max(1);
+        let mut means = vec![0f64; dimension];
+        for row in samples.chunks_exact(dimension) {
+            for (sum, value) in means.iter_mut().zip(row) {
+                *sum += *value as f64;
+            }
+        }
+        let means: Vec<f32> = means.into_iter().map(|sum| if rows == 0 { 0.0 } else { (sum / rows as f64) as f32 }).collect();
+        let mut variances = vec![0f64; dimension];
+        for row in samples.chunks_exact(dimension) {
+            for ((sum, value), mean) in variances.iter_mut().zip(row).zip(&means) {
+                *sum += ((value - mean) as f64).powi(2);
+            }
+        }
+        // Without training data: unit-norm-sized spreads, so the estimates keep their scale.
+        let fallback = 1.0 / (dimension.max(1) as f32).sqrt();
+        let deviations: Vec<f32> =
+            variances.iter().map(|sum| if rows == 0 { fallback } else { (sum / rows as f64).sqrt() as f32 }).collect();
+        let mut extended_dimensions: Vec<usize> = match encoding {
+            BinaryEncoding::OneBit => Vec::new(),
+            BinaryEncoding::TwoBits => (0..dimension).collect(),
+            BinaryEncoding::OneAndHalfBits => {
+                let mut order: Vec<usize> = (0..dimension).collect();
+                order.sort_by(|a, b| deviations[*b].total_cmp(&deviations[*a]).then(a.cmp(b)));
+                order.truncate(dimension / 2);
+                order
+            }
+        };
+        extended_dimensions.sort_unstable();
+        let mut is_extended = vec![false; dimension];
+        for dimension in &extended_dimensions {
+            is_extended[*dimension] = true;
+        }
+        let lower: Vec<f32> = (0..dimension).map(|d| if is_extended[d] { -THIRDS * deviations[d] } else { 0.0 }).collect();
+        let extended: Vec<(usize, f32)> = extended_dimensions.iter().map(|d| (*d, THIRDS * deviations[*d])).collect();
+        // Reconstruction magnitudes: mean |z| (one bit) and mean |z| beyond the thresholds.
+        let (mut absolute, mut outer, mut outer_count) = (vec![0f64; dimension], vec![0f64; dimension], vec![0usize; dimension]);
+        for row in samples.chunks_exact(dimension) {
+            for d in 0..dimension {
+                let z = (row[d] - means[d]).abs();
+                absolute[d] += z as f64;
+                if z > THIRDS * deviations[d] {
+                    outer[d] += z as f64;
+                    outer_count[d] += 1;
+                }
+            }
+        }
+        let magnitude = |d: usize| -> f32 {
+            let value = if is_extended[d] {
+                if outer_count[d] == 0 {
+                    0.0
+                } else {
+                    outer[d] / outer_count[d] as f64
+                }
+            } else if rows == 0 {
+                0.0
+            } else {
+                absolute[d] / rows as f64
+            };
+            if value > 0.0 {
+                value as f32
+            } else {
+                0.8 * deviations[d]
+            }
+        };
+        let plane_bytes = [dimension.div_ceil(8), extended.len().div_ceil(8)];
+        let mut base = vec![0f32; dimension];
+        let mut weights = vec![0f32; 8 * (plane_bytes[0] + plane_bytes[1])];
+        for d in 0..dimension {
+            let size = magnitude(d);
+            // One bit: −s + 2s·bit. Three levels: −s + s·lower bit + s·upper bit.
+            base[d] = means[d] - size;
+            weights[d] = if is_extended[d] { size } else { 2.0 * size };
+        }
+        for (position, (d, _)) in extended.iter().enumerate() {
+            weights[8 * plane_bytes[0] + position] = magnitude(*d);
+        }
+        Codebook { encoding, query_encoding, dimension, means, lower, extended, base, weights, plane_bytes }
+    }
+
+    pub fn encoding(&self) -> BinaryEncoding {
+        self.encoding
+    }
+
+    pub fn query_encoding(&self) -> QueryEncoding {
+        self.query_encoding
+    }
+
+    /// Bytes of one code (both planes).
+    pub fn code_length(&self) -> usize {
+        self.plane_bytes[0] + self.plane_bytes[1]
+    }
+
+    /// Bits a code can differ in at most, weighted as the Hamming distance counts them.
+    pub fn bit_count(&self) -> usize {
+        self.dimension + self.extended.len()
+    }
+
+    /// Whether codes carry their bit count and |x̂|² (8 bytes after the code) for asymmetric scoring.
+    pub fn extra_length(&self) -> usize {
+        if self.query_encoding == QueryEncoding::SameAsStorage {
+            0
+        } else {
+            8
+        }
+    }
+
+    /// Writes the code of `vector`; returns its bit count and |x̂|² (asymmetric scoring only:
+    /// 0 for symmetric codebooks, which need neither).
+    pub fn encode(&self, vector: &[f32], code: &mut [u8]) -> (u32, f32) {
+        code.fill(0);
+        let mut bits = 0u32;
+        let mut squared_norm = 0f32;
+        let asymmetric = self.extra_length() > 0;
+        let mut reconstruction = if asymmetric { self.base.clone() } else { Vec::new() };
+        for (d, value) in vector.iter().enumerate().take(self.dimension) {
+            if value - self.means[d] > self.lower[d] {
+                code[d / 8] |= 1 << (d % 8);
+                bits += 1;
+                if asymmetric {
+                    reconstruction[d] += self.weights[d];
+                }
+            }
+        }
+        let start = self.plane_bytes[0];
+        for (position, (d, upper)) in self.extended.iter().enumerate() {
+            if vector[*d] - self.means[*d] > *upper {
+                code[start + position / 8] |= 1 << (position % 8);
+                bits += 1;
+                if asymmetric {
+                    reconstruction[*d] += self.weights[8 * start + position];
+                }
+            }
+        }
+        for value in &reconstruction {
+            squared_norm += value * value;
+        }
+        (bits, squared_norm)
+    }
+
+    /// The query's own code (symmetric), or its weights quantized into bit planes (asymmetric).
+    pub fn prepare_query(&self, query: &[f32]) -> BinaryQuery {
+        let length = self.code_length();
+        let planes = self.query_encoding.planes();
+        if planes == 0 {
+            let mut code = vec![0u8; length];
+            self.encode(query, &mut code);
+            return BinaryQuery { code, offset: 0.0, low: 0.0, step: 0.0, squared_norm: 0.0 };
+        }
+        let offset: f32 = query.iter().zip(&self.base).map(|(q, base)| q * base).sum();
+        // u_i = q_d·weight_i for each code bit i (padding bits weigh 0).
+        let mut weights = vec![0f32; 8 * length];
+        for d in 0..self.dimension {
+            weights[d] = query[d] * self.weights[d];
+        }
+        let start = 8 * self.plane_bytes[0];
+        for (position, (d, _)) in self.extended.iter().enumerate() {
+            weights[start + position] = query[*d] * self.weights[start + position];
+        }
+        let low = weights.iter().copied().fold(f32::INFINITY, f32::min);
+        let high = weights.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+        let levels = ((1u32 << planes) - 1) as f32;
+        let step = if high > low { (high - low) / levels } else { 1.0 };
+        let mut code = vec![0u8; planes * length];
+        for (bit, weight) in weights.iter().enumerate() {
+            let level = ((weight - low) / step).round().clamp(0.0, levels) as u32;
+            for plane in 0..planes {
+                if (level >> plane) & 1 == 1 {
+                    code[plane * length + bit / 8] |= 1 << (bit % 8);
+                }
+            }
+        }
+        let squared_norm = query.iter().map(|value| value * value).sum();
+        BinaryQuery { code, offset, low, step, squared_norm }
+    }
+
+    /// Estimated internal distance (smaller is better) from a prepared query to one code.
+    #[inline(always)]
+    pub fn distance(&self, kernels: &CodeKernels, metric: Metric, query: &BinaryQuery, code: &[u8], extra: &[u8]) -> f32 {
+        if self.query_encoding == QueryEncoding::SameAsStorage {
+            let differing = (kernels.hamming)(&query.code, code) as f32;
+            let bits = self.bit_count() as f32;
+            return match metric {
+                // Matching bits estimate the cosine: 1 − 2·(differing / bits).
+                Metric::Cosine | Metric::Dot => -(1.0 - 2.0 * differing / bits),
+                // For unit vectors |x − y|² = 2 − 2·cos.
+                Metric::Euclid => 4.0 * differing / bits,
+                Metric::Manhattan => differing,
+            };
+        }
+        let (count, squared_norm) = match extra {
+            [a, b, c, d, e, f, g, h] => (u32::from_le_bytes([*a, *b, *c, *d]) as f32, f32::from_le_bytes([*e, *f, *g, *h])),
+            _ => (0.0, 0.0),
+        };
+        let dot = query.offset + query.low * count + query.step * (kernels.plane_dot)(&query.code, code) as f32;
+        match metric {
+            Metric::Cosine | Metric::Dot => -dot,
+            // Manhattan is estimated by the squared L2 distance: an order, rescoring gives scores.
+            Metric::Euclid | Metric::Manhattan => (query.squared_norm + squared_norm - 2.0 * dot).max(0.0),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::quantization::kernels::{available, SCALAR};
+    use crate::test_support::{clustered, Random};
+
+    /// The slow reference: x̂ rebuilt from the code bits, one dimension at a time.
+    fn reconstruction(codebook: &Codebook, code: &[u8]) -> Vec<f32> {
+        let bit = |index: usize| (code[index / 8] >> (index % 8)) & 1 == 1;
+        let mut values = codebook.base.clone();
+        for (d, value) in values.iter_mut().enumerate() {
+            if bit(d) {
+                *value += codebook.weights[d];
+            }
+        }
+        let start = codebook.plane_bytes[0];
+        for (position, (d, _)) in codebook.extended.iter().enumerate() {
+            if bit(8 * start + position) {
+                values[*d] += codebook.weights[8 * start + position];
+            }
+        }
+        values
+    }
+
+    #[test]
+    fn two_bit_codes_store_three_levels_with_an_explicit_zero() {
+        // Training data of spread 1 around 0: ±tσ ≈ ±0.43.
+        let mut random = Random::new(3);
+        let samples: Vec<f32> = (0..4000 * 4).map(|_| random.gaussian()).collect();
+        let codebook = Codebook::train(BinaryEncoding::TwoBits, QueryEncoding::SameAsStorage, &samples, 4);
+        let mut code = vec![0u8; codebook.code_length()];
+        codebook.encode(&[-2.0, 0.05, 2.0, -0.05], &mut code);
+        // Plane 0 (z > −tσ): dims 1, 2, 3; plane 1 (z > +tσ): dim 2 only.
+        assert_eq!(code, vec![0b1110, 0b0100]);
+        let mut low = vec![0u8; 2];
+        let mut high = vec![0u8; 2];
+        codebook.encode(&[-2.0; 4], &mut low);
+        codebook.encode(&[2.0; 4], &mut high);
+        // Hamming distance = distance between levels: low↔high is 2 per dimension.
+        assert_eq!((SCALAR.hamming)(&low, &high), 8);
+    }
+
+    #[test]
+    fn one_and_a_half_bits_give_the_second_bit_to_the_wider_half_of_the_dimensions() {
+        let mut random = Random::new(5);
+        let spreads = [0.1f32, 3.0, 0.2, 2.0, 0.3, 1.0, 0.05];
+        let samples: Vec<f32> =
+            (0..2000).flat_map(|_| spreads.iter().map(|spread| spread * random.gaussian()).collect::<Vec<_>>()).collect();
+        let codebook = Codebook::train(BinaryEncoding::OneAndHalfBits, QueryEncoding::SameAsStorage, &samples, 7);
+        let extended: Vec<usize> = codebook.extended.iter().map(|(d, _)| *d).collect();
+        assert_eq!(extended, vec![1, 3, 5]);
+        assert_eq!(codebook.code_length(), 2);
+        assert_eq!(codebook.bit_count(), 10);
+    }
+
+    #[test]
+    fn asymmetric_estimates_match_the_reconstruction_dot_product_within_the_query_step() {
+        let dimension = 37;
+        let data = clustered(500, dimension, 5, 7);
+        for encoding in [BinaryEncoding::OneBit, BinaryEncoding::TwoBits, BinaryEncoding::OneAndHalfBits] {
+            for (query_encoding, levels) in [(QueryEncoding::Scalar8Bits, 255.0), (QueryEncoding::Scalar4Bits, 15.0)] {
+                let codebook = Codebook::train(encoding, query_encoding, &data, dimension);
+                let query = &data[dimension * 3..dimension * 4];
+                let prepared = codebook.prepare_query(query);
+                for kernels in available() {
+                    for row in data.chunks_exact(dimension).take(50) {
+                        let mut code = vec![0u8; codebook.code_length()];
+                        let (bits, squared_norm) = codebook.encode(row, &mut code);
+                        let rebuilt = reconstruction(&codebook, &code);
+                        let exact: f32 = rebuilt.iter().zip(query).map(|(x, q)| x * q).sum();
+                        let mut extra = bits.to_le_bytes().to_vec();
+                        extra.extend_from_slice(&squared_norm.to_le_bytes());
+                        let estimate = -codebook.distance(&kernels, Metric::Dot, &prepared, &code, &extra);
+                        // Each code bit's weight is off by at most half a step.
+                        let bound = 0.5 * prepared.step * bits as f32 + 1e-3 * exact.abs().max(1.0);
+                        assert!(
+                            (estimate - exact).abs() <= bound,
+                            "{encoding:?} {query_encoding:?} {}: {estimate} vs {exact}",
+                            kernels.name
+                        );
+                        let norm: f32 = rebuilt.iter().map(|x| x * x).sum();
+                        assert!((norm - squared_norm).abs() <= 1e-3 * norm.max(1.0));
+                    }
+                }
+                assert!(prepared.step > 0.0 && levels > 0.0);
+            }
+        }
+    }
+}
