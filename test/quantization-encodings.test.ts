@@ -14,6 +14,7 @@ import { call } from './support/http-call.js';
 import { exactTopIds, graphInUseConfig, recallOf, referenceScore } from './support/search-data.js';
 import { mulberry32 } from './support/seeded-random.js';
 import { serverForFile } from './support/server.js';
+import { waitGreen } from './support/wait-green.js';
 
 const server = serverForFile();
 const dimension = 64;
@@ -34,16 +35,6 @@ function subspaceDataset(count: number, seed: number): { points: { id: number; v
 
 const { points, queries } = subspaceDataset(2000, 19);
 const truth = queries.map((query) => exactTopIds('Cosine', points, query, 10));
-
-/** Polls GET until green (codes complete), with a 60 s deadline: builds are slow on a loaded machine. */
-async function waitGreen(url: string, name: string): Promise<void> {
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline) {
-    if ((await call(url, 'GET', `/collections/${name}`)).body.result?.status === 'green') return;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`${name} never turned green`);
-}
 
 /** Recall@10 of rescored searches with oversampling 3, checking each returned score against the reference. */
 async function measuredRecall(url: string, name: string): Promise<number> {
