@@ -3,6 +3,7 @@
 //
 //   npm run bench:start              200k x 128 (batches of 1,000) + 20k x 768
 //   npm run bench:start -- --quick   20k x 128 + 4k x 768, well under a minute
+//   npm run bench:start -- --upload  only the two uploads and the wait for green (no restarts)
 //
 // The server runs as a child process (`node --import tsx src/main.ts`) over a temporary data
 // directory with default settings (fsync on). Figures are printed; nothing is asserted.
@@ -13,6 +14,7 @@ import { startChildServer, waitUntilReady, type ChildServer } from '../../test/s
 import { mulberry32 } from '../../test/support/seeded-random.js';
 
 const quick = process.argv.includes('--quick');
+const uploadOnly = process.argv.includes('--upload');
 const batchSize = 1_000;
 const smallCount = quick ? 20_000 : 200_000;
 const wideCount = quick ? 4_000 : 20_000;
@@ -36,13 +38,19 @@ async function call(url: string, method: string, path: string, body?: string): P
   return parsed;
 }
 
-/** Loads `count` points in batches of 1,000, two requests in flight; returns points/s. */
-async function load(url: string, collection: string, count: number, dimension: number, seed: number): Promise<number> {
-  await call(url, 'PUT', `/collections/${collection}`, JSON.stringify({ vectors: { size: dimension, distance: 'Cosine' } }));
+/** Upsert bodies of `count` points in batches of 1,000, generated before any timing. */
+function makeBodies(count: number, dimension: number, seed: number): string[] {
   const random = mulberry32(seed);
-  // Bodies are generated before timing so the figure is the server's, not the generator's.
   const bodies: string[] = [];
   for (let first = 0; first < count; first += batchSize) bodies.push(batchBody(random, first + 1, Math.min(batchSize, count - first), dimension));
+  return bodies;
+}
+
+/** Loads `bodies` (batches of 1,000), two requests in flight; returns points/s. */
+async function load(url: string, collection: string, count: number, dimension: number, bodies: readonly string[]): Promise<number> {
+  // The bodies of both loads are generated before the server's first request: generating them
+  // can outlast its 5 s keep-alive, and a request sent on a connection it has just closed fails.
+  await call(url, 'PUT', `/collections/${collection}`, JSON.stringify({ vectors: { size: dimension, distance: 'Cosine' } }));
   const started = performance.now();
   let next = 0;
   const worker = async () => {
@@ -92,19 +100,22 @@ async function main(): Promise<void> {
   let server: ChildServer | undefined;
   try {
     console.log(`bench:start${quick ? ' (quick)' : ''}: ${smallCount} x 128 and ${wideCount} x 768, batches of ${batchSize}, ${requestsInFlight} requests in flight, fsync on`);
+    const smallBodies = makeBodies(smallCount, 128, 1);
+    const wideBodies = makeBodies(wideCount, 768, 2);
     // Baseline: node + tsx + an empty data directory, so the figures below can be read net of it.
     const emptyStarted = performance.now();
     server = await startChildServer(directory, { QUIVER__LOG__LEVEL: 'info' });
     await waitUntilReady(server.url);
     console.log(`start -> ready, empty data directory (process + tsx baseline): ${Math.round(performance.now() - emptyStarted)} ms`);
 
-    const smallRate = await load(server.url, 'small', smallCount, 128, 1);
+    const smallRate = await load(server.url, 'small', smallCount, 128, smallBodies);
     console.log(`upsert 128-d: ${Math.round(smallRate)} points/s`);
-    const wideRate = await load(server.url, 'wide', wideCount, 768, 2);
+    const wideRate = await load(server.url, 'wide', wideCount, 768, wideBodies);
     console.log(`upsert 768-d: ${Math.round(wideRate)} points/s`);
     const indexing_ms = await waitGreen(server.url, 'small');
     await waitGreen(server.url, 'wide');
     console.log(`graph caught up ${Math.round(indexing_ms)} ms after the last 128-d write`);
+    if (uploadOnly) return;
 
     // A clean stop takes the shutdown checkpoint.
     await server.kill('SIGTERM');
