@@ -1,7 +1,9 @@
 // The vectors of the write between its commit and the end of its kernel update, by slot then
 // name (null: removed). An acknowledged (wait=false) write is visible from its commit, so a
 // record read in that window must show its new vectors with its new payload, not none or the
-// old ones. The write queue runs one write at a time, so this holds at most one write's vectors.
+// old ones. The write queue runs one write at a time, except that an upsert's store commit may
+// overlap the previous upsert's kernel update (write-queue.ts runOverlapped), so this holds at
+// most two writes' vectors, the later one's mark winning for a slot both touch.
 import type { VectorIndex } from '../native/vector-index.js';
 import { inStoredForm } from '../points/vector-datatype.js';
 import { isMultiVectorIndex, normalizedRows } from './multi-vector-index.js';
@@ -14,12 +16,18 @@ export class InFlightVectors {
     this.bySlot.set(slot, vectors);
   }
 
-  /** Runs one write's kernel update; its vectors stop being in flight once it settles. */
-  async applying(slots: readonly number[], apply: () => Promise<void>): Promise<void> {
+  /**
+   * Runs one write's kernel update; its vectors stop being in flight once it settles. With
+   * `marks` (what the write set for each slot, same order), a slot a later write has marked
+   * since keeps that later mark.
+   */
+  async applying(slots: readonly number[], apply: () => Promise<void>, marks?: readonly (Map<string, Float32Array | null> | undefined)[]): Promise<void> {
     try {
       await apply();
     } finally {
-      for (const slot of slots) this.bySlot.delete(slot);
+      slots.forEach((slot, position) => {
+        if (marks === undefined || this.bySlot.get(slot) === marks[position]) this.bySlot.delete(slot);
+      });
     }
   }
 

@@ -113,7 +113,8 @@ export class SparseVectors {
         if (work.deletes.length > 0) await index.delete(Uint32Array.from(work.deletes));
       }
     } finally {
-      for (const change of changes) this.inFlight.delete(change.slot);
+      // A later (overlapped) write may have marked the slot since: its mark stays.
+      for (const change of changes) if (this.inFlight.get(change.slot) === change.vectors) this.inFlight.delete(change.slot);
     }
   }
 

@@ -74,6 +74,12 @@ interface WriteSteps<Plan> {
   apply?(plan: Plan): Promise<void>;
   /** A schema change (index, vector removal): never refused by a full queue (write-queue.ts). */
   unbounded?: true;
+  /**
+   * The next write's prepare and store commit may run during this one's `apply` (write-queue.ts
+   * runOverlapped): only for writes whose prepare reads memory, never the kernel, and whose
+   * apply frees nothing a later prepare could take (upsert).
+   */
+  overlapped?: true;
 }
 
 export class WritePath {
@@ -88,7 +94,8 @@ export class WritePath {
     const written = new Promise<number>((resolve) => {
       acknowledge = resolve;
     });
-    const task = async (): Promise<number> => {
+    // First part: the durable write and the memory update; the write is acknowledged after it.
+    const storeDurably = async (): Promise<{ operationId: number; plan: Plan }> => {
       assertOperable();
       const operationId = checkpointer.lastOperationId + 1;
       const batch = store.newBatch();
@@ -103,9 +110,13 @@ export class WritePath {
       checkpointer.recordWrite(operationId);
       steps.commit(prepared.plan, operationId);
       acknowledge(operationId);
+      return { operationId, plan: prepared.plan };
+    };
+    // Second part: the kernel update.
+    const applyToKernel = async ({ operationId, plan }: { operationId: number; plan: Plan }): Promise<number> => {
       if (steps.apply) {
         try {
-          await steps.apply(prepared.plan);
+          await steps.apply(plan);
         } catch (error) {
           // The batch is durable, so a restart replays it; until then the kernel is behind.
           checkpointer.recordKernelFault(error as Error);
@@ -116,8 +127,14 @@ export class WritePath {
       checkpointer.afterWrite();
       return operationId;
     };
-    // Client writes are refused with a 503 when the queue is full (write-queue.ts).
-    const done = steps.unbounded ? queue.run(task) : queue.runBounded(task);
+    // Client writes are refused with a 503 when the queue is full (write-queue.ts). An
+    // overlapped write's durable part may run while the previous write's kernel update does.
+    let done: Promise<number>;
+    if (steps.overlapped) done = queue.runOverlappedBounded(storeDurably, applyToKernel);
+    else {
+      const task = async () => applyToKernel(await storeDurably());
+      done = steps.unbounded ? queue.run(task) : queue.runBounded(task);
+    }
     if (wait) return { operation_id: await done, status: 'completed' };
     done.catch(() => undefined);
     const operationId = await Promise.race([written, done]);
@@ -134,8 +151,11 @@ export class WritePath {
       previous: PointEntry | undefined;
       entry: PointEntry;
       sparse: SparseChange;
+      /** What this write marked in flight for its slot (set by `commit`). */
+      inFlight?: Map<string, Float32Array | null>;
     }
     return this.write<Change[]>('Upsert', wait, {
+      overlapped: true,
       prepare: (operationId, batch) => {
         const changes: Change[] = [];
         const allocated: number[] = [];
@@ -178,7 +198,8 @@ export class WritePath {
         };
       },
       commit: (changes) => {
-        for (const { point, previous, entry } of changes) {
+        for (const change of changes) {
+          const { point, previous, entry } = change;
           const vectors = new Map<string, Float32Array | null>();
           for (const name of indexes.keys()) {
             const vector = point.vectors.get(name);
@@ -186,11 +207,13 @@ export class WritePath {
             else if (previous) vectors.set(name, null);
           }
           inFlight.set(entry.slot, vectors);
+          change.inFlight = vectors;
           table.set(entry, point.payloadJson);
           this.options.payloadChanged({ slot: entry.slot, id: entry.id, before: previous?.payload, after: entry.payload });
         }
         sparse.commit(changes.map((change) => change.sparse));
       },
+      // A later write may already have marked the same slot (overlapped): it keeps its mark.
       apply: (changes) => inFlight.applying(changes.map(({ entry }) => entry.slot), async () => {
         for (const [name, index] of indexes) {
           const slots: number[] = [];
@@ -207,7 +230,7 @@ export class WritePath {
           if (removed.length > 0) await index.delete(Uint32Array.from(removed));
         }
         await sparse.apply(changes.map((change) => change.sparse));
-      }),
+      }, changes.map((change) => change.inFlight)),
     });
   }
 
