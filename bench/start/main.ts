@@ -4,9 +4,11 @@
 //   npm run bench:start              200k x 128 (batches of 1,000) + 20k x 768
 //   npm run bench:start -- --quick   20k x 128 + 4k x 768, well under a minute
 //   npm run bench:start -- --upload  only the two uploads and the wait for green (no restarts)
+//   ... -- --root /work/main          runs another checkout's server (a before/after on one machine)
 //
 // The server runs as a child process (`node --import tsx src/main.ts`) over a temporary data
 // directory with default settings (fsync on). Figures are printed; nothing is asserted.
+import { readFileSync } from 'node:fs';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,6 +17,8 @@ import { mulberry32 } from '../../test/support/seeded-random.js';
 
 const quick = process.argv.includes('--quick');
 const uploadOnly = process.argv.includes('--upload');
+const rootArgument = process.argv.indexOf('--root');
+const serverRoot = rootArgument >= 0 ? process.argv[rootArgument + 1] : undefined;
 const batchSize = 1_000;
 const smallCount = quick ? 20_000 : 200_000;
 const wideCount = quick ? 4_000 : 20_000;
@@ -46,12 +50,27 @@ function makeBodies(count: number, dimension: number, seed: number): string[] {
   return bodies;
 }
 
-/** Loads `bodies` (batches of 1,000), two requests in flight; returns points/s. */
-async function load(url: string, collection: string, count: number, dimension: number, bodies: readonly string[]): Promise<number> {
+/**
+ * CPU milliseconds the server has used (Linux /proc; USER_HZ 100): the whole process, or only its
+ * main (JS) thread. On a shared machine the rate depends on the load; CPU per point much less.
+ */
+function cpuMs(pid: number, mainThreadOnly: boolean): number {
+  const text = readFileSync(mainThreadOnly ? `/proc/${pid}/task/${pid}/stat` : `/proc/${pid}/stat`, 'utf8');
+  // After "pid (name) ", fields[0] is the state (field 3): utime is field 14, stime field 15.
+  const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/** Loads `bodies` (batches of 1,000), two requests in flight; returns points/s and server CPU per 1,000 points. */
+async function load(server: ChildServer, collection: string, count: number, dimension: number, bodies: readonly string[]): Promise<{ rate: number; cpu: string }> {
+  const url = server.url;
+  const pid = server.process.pid!;
   // The bodies of both loads are generated before the server's first request: generating them
   // can outlast its 5 s keep-alive, and a request sent on a connection it has just closed fails.
   await call(url, 'PUT', `/collections/${collection}`, JSON.stringify({ vectors: { size: dimension, distance: 'Cosine' } }));
   const started = performance.now();
+  const cpuBefore = cpuMs(pid, false);
+  const jsBefore = cpuMs(pid, true);
   let next = 0;
   const worker = async () => {
     while (next < bodies.length) {
@@ -61,7 +80,9 @@ async function load(url: string, collection: string, count: number, dimension: n
   };
   await Promise.all(Array.from({ length: requestsInFlight }, worker));
   const seconds = (performance.now() - started) / 1000;
-  return count / seconds;
+  const perThousand = (ms: number) => ((ms * 1000) / count).toFixed(0);
+  const cpu = `server CPU ${perThousand(cpuMs(pid, false) - cpuBefore)} ms per 1,000 points (JS thread ${perThousand(cpuMs(pid, true) - jsBefore)} ms)`;
+  return { rate: count / seconds, cpu };
 }
 
 async function waitGreen(url: string, collection: string): Promise<number> {
@@ -76,7 +97,7 @@ async function waitGreen(url: string, collection: string): Promise<number> {
 /** Spawns the server and measures spawn -> a collection route stops answering 412. */
 async function timeToReady(directory: string, collection: string): Promise<{ server: ChildServer; total_ms: number }> {
   const started = performance.now();
-  const server = await startChildServer(directory, { QUIVER__LOG__LEVEL: 'info' });
+  const server = await startChildServer(directory, { QUIVER__LOG__LEVEL: 'info' }, serverRoot);
   await waitUntilReady(server.url, `/collections/${collection}`, 600_000);
   return { server, total_ms: performance.now() - started };
 }
@@ -99,19 +120,19 @@ async function main(): Promise<void> {
   const directory = await mkdtemp(join(tmpdir(), 'quiver-bench-start-'));
   let server: ChildServer | undefined;
   try {
-    console.log(`bench:start${quick ? ' (quick)' : ''}: ${smallCount} x 128 and ${wideCount} x 768, batches of ${batchSize}, ${requestsInFlight} requests in flight, fsync on`);
+    console.log(`bench:start${quick ? ' (quick)' : ''}${serverRoot ? ` (server from ${serverRoot})` : ''}: ${smallCount} x 128 and ${wideCount} x 768, batches of ${batchSize}, ${requestsInFlight} requests in flight, fsync on`);
     const smallBodies = makeBodies(smallCount, 128, 1);
     const wideBodies = makeBodies(wideCount, 768, 2);
     // Baseline: node + tsx + an empty data directory, so the figures below can be read net of it.
     const emptyStarted = performance.now();
-    server = await startChildServer(directory, { QUIVER__LOG__LEVEL: 'info' });
+    server = await startChildServer(directory, { QUIVER__LOG__LEVEL: 'info' }, serverRoot);
     await waitUntilReady(server.url);
     console.log(`start -> ready, empty data directory (process + tsx baseline): ${Math.round(performance.now() - emptyStarted)} ms`);
 
-    const smallRate = await load(server.url, 'small', smallCount, 128, smallBodies);
-    console.log(`upsert 128-d: ${Math.round(smallRate)} points/s`);
-    const wideRate = await load(server.url, 'wide', wideCount, 768, wideBodies);
-    console.log(`upsert 768-d: ${Math.round(wideRate)} points/s`);
+    const small = await load(server, 'small', smallCount, 128, smallBodies);
+    console.log(`upsert 128-d: ${Math.round(small.rate)} points/s, ${small.cpu}`);
+    const wide = await load(server, 'wide', wideCount, 768, wideBodies);
+    console.log(`upsert 768-d: ${Math.round(wide.rate)} points/s, ${wide.cpu}`);
     const indexing_ms = await waitGreen(server.url, 'small');
     await waitGreen(server.url, 'wide');
     console.log(`graph caught up ${Math.round(indexing_ms)} ms after the last 128-d write`);
