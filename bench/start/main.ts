@@ -5,10 +5,11 @@
 //   npm run bench:start -- --quick   20k x 128 + 4k x 768, well under a minute
 //   npm run bench:start -- --upload  only the two uploads and the wait for green (no restarts)
 //   ... -- --root /work/main          runs another checkout's server (a before/after on one machine)
+//   ... -- --no-green                 with --upload: stop after the uploads, without waiting for green
 //
 // The server runs as a child process (`node --import tsx src/main.ts`) over a temporary data
 // directory with default settings (fsync on). Figures are printed; nothing is asserted.
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,6 +18,7 @@ import { mulberry32 } from '../../test/support/seeded-random.js';
 
 const quick = process.argv.includes('--quick');
 const uploadOnly = process.argv.includes('--upload');
+const skipGreen = process.argv.includes('--no-green');
 const rootArgument = process.argv.indexOf('--root');
 const serverRoot = rootArgument >= 0 ? process.argv[rootArgument + 1] : undefined;
 const batchSize = 1_000;
@@ -50,15 +52,41 @@ function makeBodies(count: number, dimension: number, seed: number): string[] {
   return bodies;
 }
 
-/**
- * CPU milliseconds the server has used (Linux /proc; USER_HZ 100): the whole process, or only its
- * main (JS) thread. On a shared machine the rate depends on the load; CPU per point much less.
- */
-function cpuMs(pid: number, mainThreadOnly: boolean): number {
-  const text = readFileSync(mainThreadOnly ? `/proc/${pid}/task/${pid}/stat` : `/proc/${pid}/stat`, 'utf8');
+/** CPU milliseconds of one /proc stat file (USER_HZ 100): utime + stime. */
+function statCpuMs(path: string): number {
+  const text = readFileSync(path, 'utf8');
   // After "pid (name) ", fields[0] is the state (field 3): utime is field 14, stime field 15.
   const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
   return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/**
+ * CPU milliseconds the server has used so far (Linux /proc), in total and by thread name (the
+ * JS thread is "main"; libuv's pool runs LevelDB writes and the addon's async calls; LevelDB
+ * compacts on its own thread; the kernel builds the graph on its own). Threads that ended are
+ * in the total only. On a shared machine the rate depends on the load; CPU per point much less.
+ */
+function cpuSnapshot(pid: number): { total: number; byThread: Map<string, number> } {
+  const byThread = new Map<string, number>();
+  for (const task of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const name = task === String(pid) ? 'main' : readFileSync(`/proc/${pid}/task/${task}/comm`, 'utf8').trim().replace(/\d+$/, '#');
+      byThread.set(name, (byThread.get(name) ?? 0) + statCpuMs(`/proc/${pid}/task/${task}/stat`));
+    } catch {
+      // The thread ended between the listing and the read.
+    }
+  }
+  return { total: statCpuMs(`/proc/${pid}/stat`), byThread };
+}
+
+function cpuReport(before: ReturnType<typeof cpuSnapshot>, after: ReturnType<typeof cpuSnapshot>, count: number): string {
+  const perThousand = (ms: number) => ((ms * 1000) / count).toFixed(0);
+  const threads = [...after.byThread]
+    .map(([name, ms]) => [name, ms - (before.byThread.get(name) ?? 0)] as const)
+    .filter(([, ms]) => ms > 0)
+    .sort((left, right) => right[1] - left[1])
+    .map(([name, ms]) => `${name} ${perThousand(ms)}`);
+  return `server CPU ${perThousand(after.total - before.total)} ms per 1,000 points (by thread: ${threads.join(', ')})`;
 }
 
 /** Loads `bodies` (batches of 1,000), two requests in flight; returns points/s and server CPU per 1,000 points. */
@@ -69,8 +97,7 @@ async function load(server: ChildServer, collection: string, count: number, dime
   // can outlast its 5 s keep-alive, and a request sent on a connection it has just closed fails.
   await call(url, 'PUT', `/collections/${collection}`, JSON.stringify({ vectors: { size: dimension, distance: 'Cosine' } }));
   const started = performance.now();
-  const cpuBefore = cpuMs(pid, false);
-  const jsBefore = cpuMs(pid, true);
+  const cpuBefore = cpuSnapshot(pid);
   let next = 0;
   const worker = async () => {
     while (next < bodies.length) {
@@ -80,9 +107,7 @@ async function load(server: ChildServer, collection: string, count: number, dime
   };
   await Promise.all(Array.from({ length: requestsInFlight }, worker));
   const seconds = (performance.now() - started) / 1000;
-  const perThousand = (ms: number) => ((ms * 1000) / count).toFixed(0);
-  const cpu = `server CPU ${perThousand(cpuMs(pid, false) - cpuBefore)} ms per 1,000 points (JS thread ${perThousand(cpuMs(pid, true) - jsBefore)} ms)`;
-  return { rate: count / seconds, cpu };
+  return { rate: count / seconds, cpu: cpuReport(cpuBefore, cpuSnapshot(pid), count) };
 }
 
 async function waitGreen(url: string, collection: string): Promise<number> {
@@ -133,6 +158,7 @@ async function main(): Promise<void> {
     console.log(`upsert 128-d: ${Math.round(small.rate)} points/s, ${small.cpu}`);
     const wide = await load(server, 'wide', wideCount, 768, wideBodies);
     console.log(`upsert 768-d: ${Math.round(wide.rate)} points/s, ${wide.cpu}`);
+    if (uploadOnly && skipGreen) return;
     const indexing_ms = await waitGreen(server.url, 'small');
     await waitGreen(server.url, 'wide');
     console.log(`graph caught up ${Math.round(indexing_ms)} ms after the last 128-d write`);
