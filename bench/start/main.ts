@@ -3,9 +3,13 @@
 //
 //   npm run bench:start              200k x 128 (batches of 1,000) + 20k x 768
 //   npm run bench:start -- --quick   20k x 128 + 4k x 768, well under a minute
+//   npm run bench:start -- --upload  only the two uploads and the wait for green (no restarts)
+//   ... -- --root /work/main          runs another checkout's server (a before/after on one machine)
+//   ... -- --no-green                 with --upload: stop after the uploads, without waiting for green
 //
 // The server runs as a child process (`node --import tsx src/main.ts`) over a temporary data
 // directory with default settings (fsync on). Figures are printed; nothing is asserted.
+import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,6 +17,10 @@ import { startChildServer, waitUntilReady, type ChildServer } from '../../test/s
 import { mulberry32 } from '../../test/support/seeded-random.js';
 
 const quick = process.argv.includes('--quick');
+const uploadOnly = process.argv.includes('--upload');
+const skipGreen = process.argv.includes('--no-green');
+const rootArgument = process.argv.indexOf('--root');
+const serverRoot = rootArgument >= 0 ? process.argv[rootArgument + 1] : undefined;
 const batchSize = 1_000;
 const smallCount = quick ? 20_000 : 200_000;
 const wideCount = quick ? 4_000 : 20_000;
@@ -39,14 +47,60 @@ async function call(url: string, method: string, path: string, body?: string): P
   return parsed;
 }
 
-/** Loads `count` points in batches of 1,000, two requests in flight; returns points/s. */
-async function load(url: string, collection: string, count: number, dimension: number, seed: number): Promise<number> {
-  await call(url, 'PUT', `/collections/${collection}`, JSON.stringify({ vectors: { size: dimension, distance: 'Cosine' } }));
+/** Upsert bodies of `count` points in batches of 1,000, generated before any timing. */
+function makeBodies(count: number, dimension: number, seed: number): string[] {
   const random = mulberry32(seed);
-  // Bodies are generated before timing so the figure is the server's, not the generator's.
   const bodies: string[] = [];
   for (let first = 0; first < count; first += batchSize) bodies.push(batchBody(random, first + 1, Math.min(batchSize, count - first), dimension));
+  return bodies;
+}
+
+/** CPU milliseconds of one /proc stat file (USER_HZ 100): utime + stime. */
+function statCpuMs(path: string): number {
+  const text = readFileSync(path, 'utf8');
+  // After "pid (name) ", fields[0] is the state (field 3): utime is field 14, stime field 15.
+  const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/**
+ * CPU milliseconds the server has used so far (Linux /proc), in total and by thread name (the
+ * JS thread is "main"; libuv's pool runs LevelDB writes and the addon's async calls; LevelDB
+ * compacts on its own thread; the kernel builds the graph on its own). Threads that ended are
+ * in the total only. On a shared machine the rate depends on the load; CPU per point much less.
+ */
+function cpuSnapshot(pid: number): { total: number; byThread: Map<string, number> } {
+  const byThread = new Map<string, number>();
+  for (const task of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const name = task === String(pid) ? 'main' : readFileSync(`/proc/${pid}/task/${task}/comm`, 'utf8').trim().replace(/\d+$/, '#');
+      byThread.set(name, (byThread.get(name) ?? 0) + statCpuMs(`/proc/${pid}/task/${task}/stat`));
+    } catch {
+      // The thread ended between the listing and the read.
+    }
+  }
+  return { total: statCpuMs(`/proc/${pid}/stat`), byThread };
+}
+
+function cpuReport(before: ReturnType<typeof cpuSnapshot>, after: ReturnType<typeof cpuSnapshot>, count: number): string {
+  const perThousand = (ms: number) => ((ms * 1000) / count).toFixed(0);
+  const threads = [...after.byThread]
+    .map(([name, ms]) => [name, ms - (before.byThread.get(name) ?? 0)] as const)
+    .filter(([, ms]) => ms > 0)
+    .sort((left, right) => right[1] - left[1])
+    .map(([name, ms]) => `${name} ${perThousand(ms)}`);
+  return `server CPU ${perThousand(after.total - before.total)} ms per 1,000 points (by thread: ${threads.join(', ')})`;
+}
+
+/** Loads `bodies` (batches of 1,000), two requests in flight; returns points/s and server CPU per 1,000 points. */
+async function load(server: ChildServer, collection: string, count: number, dimension: number, bodies: readonly string[]): Promise<{ rate: number; cpu: string }> {
+  const url = server.url;
+  const pid = server.process.pid!;
+  // The bodies of both loads are generated before the server's first request: generating them
+  // can outlast its 5 s keep-alive, and a request sent on a connection it has just closed fails.
+  await call(url, 'PUT', `/collections/${collection}`, JSON.stringify({ vectors: { size: dimension, distance: 'Cosine' } }));
   const started = performance.now();
+  const cpuBefore = cpuSnapshot(pid);
   let next = 0;
   const worker = async () => {
     while (next < bodies.length) {
@@ -56,7 +110,7 @@ async function load(url: string, collection: string, count: number, dimension: n
   };
   await Promise.all(Array.from({ length: requestsInFlight }, worker));
   const seconds = (performance.now() - started) / 1000;
-  return count / seconds;
+  return { rate: count / seconds, cpu: cpuReport(cpuBefore, cpuSnapshot(pid), count) };
 }
 
 async function waitGreen(url: string, collection: string): Promise<number> {
@@ -71,7 +125,7 @@ async function waitGreen(url: string, collection: string): Promise<number> {
 /** Spawns the server and measures spawn -> a collection route stops answering 412. */
 async function timeToReady(directory: string, collection: string): Promise<{ server: ChildServer; total_ms: number }> {
   const started = performance.now();
-  const server = await startChildServer(directory, serverEnvironment);
+  const server = await startChildServer(directory, serverEnvironment, serverRoot);
   await waitUntilReady(server.url, `/collections/${collection}`, 600_000);
   return { server, total_ms: performance.now() - started };
 }
@@ -94,20 +148,24 @@ async function main(): Promise<void> {
   const directory = await mkdtemp(join(tmpdir(), 'quiver-bench-start-'));
   let server: ChildServer | undefined;
   try {
-    console.log(`bench:start${quick ? ' (quick)' : ''}: ${smallCount} x 128 and ${wideCount} x 768, batches of ${batchSize}, ${requestsInFlight} requests in flight, fsync on`);
+    console.log(`bench:start${quick ? ' (quick)' : ''}${serverRoot ? ` (server from ${serverRoot})` : ''}: ${smallCount} x 128 and ${wideCount} x 768, batches of ${batchSize}, ${requestsInFlight} requests in flight, fsync on`);
+    const smallBodies = makeBodies(smallCount, 128, 1);
+    const wideBodies = makeBodies(wideCount, 768, 2);
     // Baseline: node + tsx + an empty data directory, so the figures below can be read net of it.
     const emptyStarted = performance.now();
-    server = await startChildServer(directory, serverEnvironment);
+    server = await startChildServer(directory, serverEnvironment, serverRoot);
     await waitUntilReady(server.url);
     console.log(`start -> ready, empty data directory (process + tsx baseline): ${Math.round(performance.now() - emptyStarted)} ms`);
 
-    const smallRate = await load(server.url, 'small', smallCount, 128, 1);
-    console.log(`upsert 128-d: ${Math.round(smallRate)} points/s`);
-    const wideRate = await load(server.url, 'wide', wideCount, 768, 2);
-    console.log(`upsert 768-d: ${Math.round(wideRate)} points/s`);
+    const small = await load(server, 'small', smallCount, 128, smallBodies);
+    console.log(`upsert 128-d: ${Math.round(small.rate)} points/s, ${small.cpu}`);
+    const wide = await load(server, 'wide', wideCount, 768, wideBodies);
+    console.log(`upsert 768-d: ${Math.round(wide.rate)} points/s, ${wide.cpu}`);
+    if (uploadOnly && skipGreen) return;
     const indexing_ms = await waitGreen(server.url, 'small');
     await waitGreen(server.url, 'wide');
     console.log(`graph caught up ${Math.round(indexing_ms)} ms after the last 128-d write`);
+    if (uploadOnly) return;
 
     // A clean stop takes the shutdown checkpoint.
     await server.kill('SIGTERM');

@@ -221,7 +221,7 @@ export async function recoverCollection(collection: Collection, logger: Logger, 
   const lastOperationId = await collection.store.lastOperationId();
   // The kernel reads and verifies every dense checkpoint on the addon's threads while this thread
   // streams the point records into the point table: the two are independent, so start-up takes
-  // the longer of them, not their sum (docs/architecture.md §22).
+  // the longer of them, not their sum (docs/architecture.md §21).
   const checkpointLoads = new Map<string, ReturnType<typeof loadCheckpoint>>();
   for (const vectorName of Object.keys(collection.config.vectors)) {
     if (!isMultivector(collection.config, vectorName)) checkpointLoads.set(vectorName, loadCheckpoint(collection, vectorName, lastOperationId));

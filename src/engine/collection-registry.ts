@@ -146,7 +146,7 @@ export class CollectionRegistry {
       loads.push({ number, record });
     }
     // Two collections load at a time: one's kernel checkpoint reads run on the addon's threads
-    // while another's point records stream on this one (docs/architecture.md §22). `load` never
+    // while another's point records stream on this one (docs/architecture.md §21). `load` never
     // rejects (a failure leaves that collection unloadable), so one failure stops no other load.
     let next = 0;
     const loader = async () => {

@@ -244,7 +244,7 @@ export class PointTable {
   }
 
   /**
-   * `restoreRecord` straight from the store's bytes (start-up's path, docs/architecture.md §22):
+   * `restoreRecord` straight from the store's bytes (start-up's path, docs/architecture.md §21):
    * the id key bytes and the point record (`[format u8][slot u32 LE][version u64 LE][payload]`,
    * src/storage/point-records.ts, checked by the caller) go into the columns and the arena with
    * no id, string or object made per point.

@@ -36,7 +36,8 @@ function describe(value: unknown): string {
  * norm its scores can use (checkVectorNorm), which may return the vector normalised.
  */
 export function parseDenseVector(value: unknown, field: string, dimension: number, distance?: Distance, datatype?: VectorDatatype): Float32Array {
-  if (!Array.isArray(value)) throw errors.invalidField(field, `expected an array of numbers, got ${describe(value)}`);
+  // A Float64Array is a list of numbers as the fast upsert parser reads it (json/upsert-body-parser.ts).
+  if (!Array.isArray(value) && !(value instanceof Float64Array)) throw errors.invalidField(field, `expected an array of numbers, got ${describe(value)}`);
   if (value.length !== dimension) throw errors.dimensionMismatch(field, dimension, value.length);
   const vector = new Float32Array(dimension);
   for (let position = 0; position < dimension; position += 1) {
@@ -82,7 +83,7 @@ function knownNames(layout: VectorLayout): string {
  */
 export function parsePointVectors(value: unknown, field: string, layout: VectorLayout, sparse?: Map<string, SparseVector>): Map<string, Float32Array> {
   const vectors = new Map<string, Float32Array>();
-  if (Array.isArray(value)) {
+  if (Array.isArray(value) || value instanceof Float64Array) {
     // A plain list is the vector named "" (Qdrant's default name), in any collection that has one.
     const dimension = layout.dimensions.get('');
     if (dimension === undefined) {

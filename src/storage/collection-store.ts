@@ -138,7 +138,7 @@ export class CollectionStore {
   /**
    * Every stored point as raw bytes, a chunk at a time: the id key bytes and the checked point
    * record (point-records.ts). Start-up's path: nothing is decoded here, so loading a point makes
-   * no object beyond the store's own key and value buffers (docs/architecture.md §22).
+   * no object beyond the store's own key and value buffers (docs/architecture.md §21).
    */
   async *pointRecords(): AsyncGenerator<{ idBytes: Buffer; record: Buffer }[]> {
     const iterator = this.database.iterator(collectionPartRange(this.collectionNumber, collectionPart.point));

@@ -12,7 +12,7 @@
 //!   (Castagnoli) from version 4, CRC-32 (IEEE) before.
 //! Version 4 changed only the checksum: CRC-32C has a CPU instruction (SSE 4.2, ARMv8 CRC), so
 //! verifying a whole checkpoint at start-up runs at memory speed instead of ~1 GB/s for the
-//! table-driven CRC-32 (docs/architecture.md §22).
+//! table-driven CRC-32 (docs/architecture.md §21).
 //! Written to a temporary file, fsynced, renamed over the target, then the directory is
 //! fsynced, so a crash leaves either the old file or the new one. On load the checksum is
 //! verified before anything is parsed: a corrupt or truncated file is refused, never loaded.

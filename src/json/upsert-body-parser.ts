@@ -1,0 +1,391 @@
+// The fast parser of the common upsert body, `{"points":[{"id":..,"vector":[numbers],"payload":..},..]}`
+// (docs/architecture.md §20). A general JSON.parse of a 1,000 x 128 body allocates a JS array per
+// vector and a number slot per element, and the lossless check (json/parse.ts) walks every number
+// again; here each vector's numbers are read straight into one Float64Array slab, and the vector
+// is handed on as a view of it (points/vectors.ts takes it like an array of numbers).
+//
+// It is a fast path only: anything it does not read exactly as JSON.parse would — another shape,
+// a named vector, an id that is not a short integer or a plain string, a number it cannot read
+// exactly, a payload nested deeply, any syntax error — makes it answer `undefined`, and the caller
+// parses the whole body with parseJson (the slow twin), whose values and 400s are unchanged.
+// Doubles are kept (not float32) so every later check sees the very value JSON.parse gives.
+import { parseJson } from './parse.js';
+
+/** Exact powers of ten as doubles (10^0..10^22 are exact in binary64). */
+const exactPowersOfTen = Array.from({ length: 23 }, (_, power) => 10 ** power);
+
+/** A payload with more brackets than this goes to the slow path, so depth limits stay exact. */
+const maxPayloadBrackets = 200;
+
+/** Numbers per slab: one allocation serves many vectors (the views keep their slab alive). */
+const slabLength = 65_536;
+
+class GiveUp extends Error {}
+const giveUp = new GiveUp();
+
+const quote = 0x22;
+const comma = 0x2c;
+const minus = 0x2d;
+const dot = 0x2e;
+const zero = 0x30;
+const nine = 0x39;
+const colon = 0x3a;
+const openBracket = 0x5b;
+const backslash = 0x5c;
+const closeBracket = 0x5d;
+const openBrace = 0x7b;
+const closeBrace = 0x7d;
+
+function isWhitespace(code: number): boolean {
+  return code === 0x20 || code === 0x0a || code === 0x0d || code === 0x09;
+}
+
+class UpsertBodyReader {
+  private position = 0;
+  private slab = new Float64Array(slabLength);
+  private slabUsed = 0;
+
+  constructor(private readonly text: string) {}
+
+  read(): unknown {
+    this.expect(openBrace);
+    const body: Record<string, unknown> = {};
+    if (this.peek() === closeBrace) throw giveUp;
+    for (;;) {
+      const key = this.readKey();
+      if (key !== 'points') throw giveUp;
+      this.expect(colon);
+      body.points = this.readPoints();
+      const next = this.next();
+      if (next === closeBrace) break;
+      if (next !== comma) throw giveUp;
+    }
+    this.skipWhitespace();
+    if (this.position !== this.text.length) throw giveUp;
+    return body;
+  }
+
+  private readPoints(): Record<string, unknown>[] {
+    this.expect(openBracket);
+    const points: Record<string, unknown>[] = [];
+    if (this.peek() === closeBracket) {
+      this.position += 1;
+      return points;
+    }
+    for (;;) {
+      points.push(this.readPoint());
+      const next = this.next();
+      if (next === closeBracket) return points;
+      if (next !== comma) throw giveUp;
+    }
+  }
+
+  private readPoint(): Record<string, unknown> {
+    this.expect(openBrace);
+    const point: Record<string, unknown> = {};
+    if (this.peek() === closeBrace) {
+      this.position += 1;
+      return point;
+    }
+    for (;;) {
+      const key = this.readKey();
+      this.expect(colon);
+      if (key === 'vector') point.vector = this.readVector();
+      else if (key === 'id') point.id = this.readId();
+      else if (key === 'payload') point.payload = this.readSmallValue();
+      else throw giveUp;
+      const next = this.next();
+      if (next === closeBrace) return point;
+      if (next !== comma) throw giveUp;
+    }
+  }
+
+  /** A short integer (a number) or a string without escapes; anything else is the slow path's. */
+  private readId(): number | string {
+    this.skipWhitespace();
+    if (this.text.charCodeAt(this.position) === quote) return this.readPlainString();
+    const start = this.position;
+    let code = this.text.charCodeAt(this.position);
+    if (code === minus) {
+      this.position += 1;
+      code = this.text.charCodeAt(this.position);
+    }
+    const digitsStart = this.position;
+    while (code >= zero && code <= nine) {
+      this.position += 1;
+      code = this.text.charCodeAt(this.position);
+    }
+    const digits = this.position - digitsStart;
+    // 15 digits are always below 2^53; a fraction or exponent is left to the slow path's messages.
+    if (digits === 0 || digits > 15 || (digits > 1 && this.text.charCodeAt(digitsStart) === zero)) throw giveUp;
+    if (code === dot || code === 0x65 || code === 0x45) throw giveUp;
+    return Number(this.text.slice(start, this.position));
+  }
+
+  /** `[numbers]` into the slab; a view of it. */
+  private readVector(): Float64Array {
+    this.expect(openBracket);
+    const text = this.text;
+    let slab = this.slab;
+    let start = this.slabUsed;
+    let count = 0;
+    let position = this.position;
+    let code = text.charCodeAt(position);
+    while (isWhitespace(code)) code = text.charCodeAt(++position);
+    if (code === closeBracket) {
+      this.position = position + 1;
+      return slab.subarray(start, start);
+    }
+    for (;;) {
+      if (start + count === slab.length) {
+        // The slab is full: this vector moves to a new one, with what it has read so far.
+        const grown = new Float64Array(Math.max(slabLength, count * 2));
+        grown.set(slab.subarray(start, start + count));
+        this.slab = slab = grown;
+        start = 0;
+      }
+      while (isWhitespace(code)) code = text.charCodeAt(++position);
+      // The common literal inline: -?digits(.digits)? with at most 15 significant digits.
+      const numberStart = position;
+      let negative = false;
+      if (code === minus) {
+        negative = true;
+        code = text.charCodeAt(++position);
+      }
+      let mantissa = 0;
+      let digits = 0;
+      let scale = 0;
+      const integerStart = position;
+      while (code >= zero && code <= nine) {
+        mantissa = mantissa * 10 + (code - zero);
+        digits += 1;
+        code = text.charCodeAt(++position);
+      }
+      const integerDigits = position - integerStart;
+      if (integerDigits === 0 || (integerDigits > 1 && text.charCodeAt(integerStart) === zero)) throw giveUp;
+      if (code === dot) {
+        code = text.charCodeAt(++position);
+        const fractionStart = position;
+        while (code >= zero && code <= nine) {
+          mantissa = mantissa * 10 + (code - zero);
+          digits += 1;
+          code = text.charCodeAt(++position);
+        }
+        scale = position - fractionStart;
+        if (scale === 0) throw giveUp;
+      }
+      let value: number;
+      if (digits <= 15 && scale <= 22 && code !== 0x65 && code !== 0x45) {
+        // Both operands exact, one correctly rounded division: JSON.parse's value.
+        value = scale === 0 ? mantissa : mantissa / exactPowersOfTen[scale]!;
+        if (negative) value = -value;
+      } else {
+        this.position = numberStart;
+        value = this.readNumber();
+        position = this.position;
+        code = text.charCodeAt(position);
+      }
+      slab[start + count] = value;
+      count += 1;
+      while (isWhitespace(code)) code = text.charCodeAt(++position);
+      position += 1;
+      if (code === closeBracket) break;
+      if (code !== comma) throw giveUp;
+      code = text.charCodeAt(position);
+    }
+    this.position = position;
+    this.slabUsed = start + count;
+    return slab.subarray(start, start + count);
+  }
+
+  /**
+   * One JSON number, read exactly: up to 15 significant digits scaled by an exact power of ten
+   * is one correctly rounded operation (the value JSON.parse gives); any other literal is read
+   * by Number() once its JSON syntax is checked. Infinity (1e400) is the slow path's 400.
+   */
+  private readNumber(): number {
+    const text = this.text;
+    const start = this.position;
+    let position = start;
+    let code = text.charCodeAt(position);
+    let negative = false;
+    if (code === minus) {
+      negative = true;
+      position += 1;
+      code = text.charCodeAt(position);
+    }
+    let mantissa = 0;
+    let significant = 0;
+    let exponent = 0;
+    const integerStart = position;
+    while (code >= zero && code <= nine) {
+      if (mantissa !== 0 || code !== zero) {
+        mantissa = mantissa * 10 + (code - zero);
+        significant += 1;
+      }
+      position += 1;
+      code = text.charCodeAt(position);
+    }
+    const integerDigits = position - integerStart;
+    if (integerDigits === 0 || (integerDigits > 1 && text.charCodeAt(integerStart) === zero)) throw giveUp;
+    if (code === dot) {
+      position += 1;
+      code = text.charCodeAt(position);
+      const fractionStart = position;
+      while (code >= zero && code <= nine) {
+        if (mantissa !== 0 || code !== zero) {
+          mantissa = mantissa * 10 + (code - zero);
+          significant += 1;
+        }
+        exponent -= 1;
+        position += 1;
+        code = text.charCodeAt(position);
+      }
+      if (position === fractionStart) throw giveUp;
+    }
+    let exact = significant <= 15;
+    if (code === 0x65 || code === 0x45) {
+      position += 1;
+      code = text.charCodeAt(position);
+      let exponentNegative = false;
+      if (code === minus || code === 0x2b) {
+        exponentNegative = code === minus;
+        position += 1;
+        code = text.charCodeAt(position);
+      }
+      const exponentStart = position;
+      let written = 0;
+      while (code >= zero && code <= nine) {
+        written = written * 10 + (code - zero);
+        position += 1;
+        code = text.charCodeAt(position);
+      }
+      if (position === exponentStart) throw giveUp;
+      if (position - exponentStart > 4) exact = false;
+      exponent += exponentNegative ? -written : written;
+    }
+    this.position = position;
+    let value: number;
+    if (exact && exponent >= -22 && exponent <= 22) {
+      value = exponent < 0 ? mantissa / exactPowersOfTen[-exponent]! : mantissa * exactPowersOfTen[exponent]!;
+      if (negative) value = -value;
+    } else {
+      value = Number(text.slice(start, position));
+    }
+    if (!Number.isFinite(value)) throw giveUp;
+    return value;
+  }
+
+  /**
+   * A payload: its extent is found here and it is parsed by parseJson (lossless, depth-checked).
+   * A deeply nested one is the slow path's, so the body's depth limit is judged as before.
+   */
+  private readSmallValue(): unknown {
+    this.skipWhitespace();
+    const text = this.text;
+    const start = this.position;
+    let depth = 0;
+    let brackets = 0;
+    let position = start;
+    for (;;) {
+      if (position >= text.length) throw giveUp;
+      const code = text.charCodeAt(position);
+      if (code === quote) {
+        position = this.stringEnd(position);
+        if (depth === 0) break;
+        continue;
+      }
+      if (code === openBrace || code === openBracket) {
+        depth += 1;
+        brackets += 1;
+        if (brackets > maxPayloadBrackets) throw giveUp;
+      } else if (code === closeBrace || code === closeBracket) {
+        if (depth === 0) break;
+        depth -= 1;
+        if (depth === 0) {
+          position += 1;
+          break;
+        }
+      } else if (depth === 0 && (code === comma || isWhitespace(code))) {
+        break;
+      }
+      position += 1;
+    }
+    this.position = position;
+    try {
+      return parseJson(text.slice(start, position));
+    } catch {
+      // A malformed payload: the slow path's whole-body message (with its position) is the answer.
+      throw giveUp;
+    }
+  }
+
+  /** The position after the string starting at `position` (a quote). */
+  private stringEnd(position: number): number {
+    const text = this.text;
+    let cursor = position + 1;
+    for (;;) {
+      const end = text.indexOf('"', cursor);
+      if (end < 0) throw giveUp;
+      // An escaped quote has an odd run of backslashes before it.
+      let backslashes = 0;
+      while (text.charCodeAt(end - 1 - backslashes) === backslash) backslashes += 1;
+      if (backslashes % 2 === 0) return end + 1;
+      cursor = end + 1;
+    }
+  }
+
+  /** A string without escapes or control characters (keys and string ids). */
+  private readPlainString(): string {
+    this.skipWhitespace();
+    if (this.text.charCodeAt(this.position) !== quote) throw giveUp;
+    const start = this.position + 1;
+    const end = this.text.indexOf('"', start);
+    if (end < 0) throw giveUp;
+    for (let cursor = start; cursor < end; cursor += 1) {
+      const code = this.text.charCodeAt(cursor);
+      if (code === backslash || code < 0x20) throw giveUp;
+    }
+    this.position = end + 1;
+    return this.text.slice(start, end);
+  }
+
+  private readKey(): string {
+    return this.readPlainString();
+  }
+
+  private skipWhitespace(): void {
+    while (isWhitespace(this.text.charCodeAt(this.position))) this.position += 1;
+  }
+
+  private peek(): number {
+    this.skipWhitespace();
+    return this.text.charCodeAt(this.position);
+  }
+
+  private next(): number {
+    this.skipWhitespace();
+    const code = this.text.charCodeAt(this.position);
+    this.position += 1;
+    return code;
+  }
+
+  private expect(code: number): void {
+    if (this.next() !== code) throw giveUp;
+  }
+}
+
+/**
+ * The upsert body as parseJson would give it, except that each point's `vector` (a flat array of
+ * numbers) is a Float64Array of the same values; `undefined` when the body is not in the shape
+ * this parser reads exactly, or is not valid JSON (the caller then uses parseJson). Never throws.
+ */
+export function parseUpsertBody(text: string): unknown {
+  if (text.includes('"__proto__"')) return undefined;
+  try {
+    return new UpsertBodyReader(text).read();
+  } catch (error) {
+    if (error === giveUp) return undefined;
+    throw error;
+  }
+}
