@@ -74,3 +74,16 @@ pub fn measured_recall(index: &VectorIndex, queries: &[f32], k: usize, ef: usize
     }
     recall(&found, &truth)
 }
+
+/// The slow twin of every table- or instruction-driven CRC here: a reflected CRC-32 computed a
+/// bit at a time straight from `polynomial` (0xEDB8_8320 for CRC-32, 0x82F6_3B78 for CRC-32C).
+pub fn bitwise_crc(bytes: &[u8], polynomial: u32) -> u32 {
+    let mut crc = !0u32;
+    for byte in bytes {
+        crc ^= *byte as u32;
+        for _ in 0..8 {
+            crc = if crc & 1 != 0 { (crc >> 1) ^ polynomial } else { crc >> 1 };
+        }
+    }
+    !crc
+}

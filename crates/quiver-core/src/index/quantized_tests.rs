@@ -207,7 +207,7 @@ fn every_binary_encoding_and_query_encoding_finds_its_floor_of_true_neighbours_w
 /// `cargo test --release -p quiver-core int8_profile -- --ignored --nocapture` (with
 /// `QUIVER_PROFILE_SEARCH=1` also the searches on a 50k-point graph, about a minute).
 #[test]
-#[ignore]
+#[ignore = "a profile that prints timings, not a rule: run by hand (see above)"]
 #[cfg(target_arch = "x86_64")]
 fn int8_profile_distance_kernels_and_searches_at_768_dimensions() {
     use crate::distance::Space;
