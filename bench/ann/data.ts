@@ -54,3 +54,43 @@ export function clusteredDataset(
   const queries = draw(queryCount);
   return { name, distance, dimension, count, vectors, queries, queryCount };
 }
+
+/**
+ * Points shaped like text embeddings rather than tight clusters: a shared offset (embeddings are
+ * anisotropic), a low-rank signal whose variance falls off like 1/i along `rank` random directions
+ * (a decaying spectrum), soft topics in that signal (topic spread equal to the within-topic noise,
+ * so neighbourhoods overlap), and a little isotropic noise in every dimension. Unlike
+ * `clusteredDataset`, the values that tell a point's true neighbours apart are not drowned by a
+ * cluster centre, which is the situation bit codes are made for (bench/README.md, "Quantized").
+ */
+export function embeddingLikeDataset(name: string, count: number, dimension: number, queryCount: number, seed: number): Dataset {
+  const uniform = seededUniform(seed);
+  const gaussian = (): number => Math.sqrt(-2 * Math.log(uniform())) * Math.cos(2 * Math.PI * uniform());
+  const rank = 64;
+  const topics = 200;
+  const isotropicNoise = 0.15;
+  const offset = Float32Array.from({ length: dimension }, () => gaussian() * 0.5);
+  // Directions: rank rows of `dimension` Gaussian values scaled to unit length on average.
+  const directions = Float32Array.from({ length: rank * dimension }, () => gaussian() / Math.sqrt(dimension));
+  const scale = Float32Array.from({ length: rank }, (_, index) => 1 / Math.sqrt(index + 1));
+  const topicCentres = Float32Array.from({ length: topics * rank }, () => gaussian());
+  const latent = new Float32Array(rank);
+  const draw = (rows: number): Float32Array => {
+    const output = new Float32Array(rows * dimension);
+    for (let row = 0; row < rows; row += 1) {
+      const topic = Math.floor(uniform() * topics) * rank;
+      for (let index = 0; index < rank; index += 1) latent[index] = (topicCentres[topic + index]! + gaussian()) * scale[index]! * 4;
+      const base = row * dimension;
+      for (let column = 0; column < dimension; column += 1) output[base + column] = offset[column]! + gaussian() * isotropicNoise;
+      for (let index = 0; index < rank; index += 1) {
+        const weight = latent[index]!;
+        const direction = index * dimension;
+        for (let column = 0; column < dimension; column += 1) output[base + column] = output[base + column]! + weight * directions[direction + column]!;
+      }
+    }
+    return output;
+  };
+  const vectors = draw(count);
+  const queries = draw(queryCount);
+  return { name, distance: 'Cosine', dimension, count, vectors, queries, queryCount };
+}

@@ -10,7 +10,7 @@ import { cpus } from 'node:os';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { instructionSet } from './native-info.js';
-import { clusteredDataset, type Dataset } from './data.js';
+import { clusteredDataset, embeddingLikeDataset, type Dataset } from './data.js';
 import { HnswlibContender, K, QuiverContender, UsearchContender, type Contender, EF_CONSTRUCT, M } from './contenders.js';
 import { runFiltered } from './filtered.js';
 import { runQuantized } from './quantized.js';
@@ -45,6 +45,11 @@ const datasets: Dataset[] = quick
       clusteredDataset('100k x 128 Euclid', 'Euclid', 100_000, 128, 1_000, 1_000, 1),
       clusteredDataset('50k x 768 Cosine', 'Cosine', 50_000, 768, 500, 500, 2),
     ];
+// `--embedding-like`: also a 768-d set shaped like text embeddings (bench/ann/data.ts), on which bit
+// codes can be judged; the clustered sets above keep every neighbour inside a tight cluster.
+if (process.argv.includes('--embedding-like')) {
+  datasets.push(quick ? embeddingLikeDataset('5k x 96 Cosine, embedding-like', 5_000, 96, 200, 13) : embeddingLikeDataset('50k x 768 Cosine, embedding-like', 50_000, 768, 500, 3));
+}
 
 interface Point {
   ef: number;

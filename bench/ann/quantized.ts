@@ -201,7 +201,7 @@ export async function runQuantized(dataset: Dataset, truth: Int32Array, launcher
   lines.push(
     '',
     `QuiverDB index memory = the float32 arena (${mb(floats)} allocated) or the codes (as allocated), plus the graph (${mb(graph)});`,
-    'the float32 originals stay in RAM for rescoring either way (on-disk originals are not done yet). usearch: the size of its saved index file;',
+    'this in-process index keeps its float32 originals in RAM for rescoring (a collection with `on_disk: true` maps them instead: bench:memory). usearch: the size of its saved index file;',
     'faiss: the size of its serialized index (faiss_serialize_index), cosine as inner product on unit vectors, binary = sign bits under Hamming distance.',
     '',
     `| ef | ${modes.map((mode) => `${mode.name} recall / QPS`).join(' | ')} |`,

@@ -172,10 +172,16 @@ async function dropCgroup(path: string | undefined): Promise<void> {
 
 const megabytes = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
 
-async function waitGreen(url: string): Promise<void> {
+/** Waits for green, printing the indexed count every `reportEveryMs` so a long run shows progress. */
+async function waitGreen(url: string, reportEveryMs = 60_000): Promise<void> {
+  let lastReport = performance.now();
   for (;;) {
     const info = await call(url, 'GET', '/collections/bench');
     if (info.result.status === 'green') return;
+    if (performance.now() - lastReport >= reportEveryMs) {
+      lastReport = performance.now();
+      console.log(`  ${new Date().toISOString().slice(11, 19)} ${info.result.status}: ${info.result.indexed_vectors_count} of ${info.result.points_count} indexed`);
+    }
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
 }
@@ -184,6 +190,7 @@ async function load(url: string, mode: Mode): Promise<number> {
   await call(url, 'PUT', '/collections/bench', { vectors: mode.vectors, ...(mode.quantization ? { quantization_config: mode.quantization } : {}) });
   const generator = new Generator();
   const started = performance.now();
+  const progressStep = Math.max(batchSize, Math.ceil(count / 10 / batchSize) * batchSize);
   let next = 0;
   const worker = async () => {
     while (next < count) {
@@ -192,6 +199,10 @@ async function load(url: string, mode: Mode): Promise<number> {
       const points = [];
       for (let id = first; id < Math.min(first + batchSize, count); id += 1) points.push({ id, vector: generator.vector() });
       await call(url, 'PUT', '/collections/bench/points?wait=true', { points });
+      // A long upload shows progress every 10% (the 2M run takes most of an hour here).
+      if (Math.floor((first + batchSize) / progressStep) > Math.floor(first / progressStep)) {
+        console.log(`  ${new Date().toISOString().slice(11, 19)} accepted ${Math.min(first + batchSize, count)} of ${count} (${((performance.now() - started) / 1000).toFixed(0)} s)`);
+      }
     }
   };
   await Promise.all(Array.from({ length: requestsInFlight }, worker));
