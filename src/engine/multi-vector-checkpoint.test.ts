@@ -77,7 +77,7 @@ describe('multivector map file', () => {
     for (let length = 0; length < bytes.length; length += 1) expect(refusal(bytes.subarray(0, length))).toMatch(/magic|truncated|checksum/);
     for (let position = 9; position < bytes.length; position += 1) {
       const flipped = Buffer.from(bytes);
-      flipped[position] ^= 0x10;
+      flipped[position] = flipped[position]! ^ 0x10;
       expect(refusal(flipped)).toMatch(/checksum/);
     }
   });
