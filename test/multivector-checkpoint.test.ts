@@ -123,7 +123,7 @@ async function checkGraph(server: LoggedServer, distance: DistanceName, document
   let expectedTotal = 0;
   const larger = distance === 'Cosine' || distance === 'Dot';
   for (const query of queries) {
-    const answer = await server.client.query(name, { query, using: 'colbert', limit: 10, params: { hnsw_ef: 128 } });
+    const answer = await server.client.query(name, { query, using: 'colbert', limit: 10, params: { hnsw_ef: 200 } });
     const expected = referenceTop(distance, query, documents, 10);
     expect(answer.points).toHaveLength(expected.length);
     answer.points.forEach((hit, position) => {
@@ -389,4 +389,58 @@ describe('multivector checkpoint — real server', () => {
     found.body.result.points.forEach((hit: { score: number }, position: number) => expect(hit.score).toBeCloseTo(expected[position]!.score, 3));
     await child.kill('SIGTERM');
   }, 120_000);
+});
+
+// Start-up with and without the checkpoint, ~3,000 points × 8 rows × 64-d (bench/README.md,
+// "Multivectors"). A measurement, not a rule: it logs and asserts only how each index was
+// obtained, and runs only when asked (QUIVER_MEASURE_MULTIVECTOR_START=1), never in CI.
+describe.skipIf(process.env.QUIVER_MEASURE_MULTIVECTOR_START !== '1')('multivector checkpoint — start-up measurement', () => {
+  it('measure — start-up of 3,000 × 8 × 64 rows from the checkpoint pair against the rebuild', async () => {
+    const directory = await newDirectory();
+    const size = 64;
+    const rowsPerPoint = 8;
+    const count = 3_000;
+    let server = await startLogged(directory);
+    let mapFile: string;
+    try {
+      const response = await server.request('PUT', '/collections/measured', { vectors: { size, distance: 'Dot', multivector_config: { comparator: 'max_sim' } }, ...graphInUseConfig });
+      expect(response.status).toBe(200);
+      for (let start = 0; start < count; start += 250) {
+        const rows = randomVectors(start + 1, 250 * rowsPerPoint, size);
+        const points = Array.from({ length: 250 }, (_, position) => ({ id: start + position, vector: rows.slice(position * rowsPerPoint, (position + 1) * rowsPerPoint) }));
+        expect((await server.request('PUT', '/collections/measured/points?wait=true', { points })).status).toBe(200);
+      }
+      await waitGreen(server.client, 'measured', 600_000);
+      mapFile = multivectorMapPath(checkpointPath(server.app.collections.get('measured').directory, ''));
+    } finally {
+      await server.close();
+    }
+    const timedStart = async () => {
+      const started = performance.now();
+      const startedServer = await startLogged(directory);
+      const ready = performance.now() - started;
+      await waitGreen(startedServer.client, 'measured', 600_000);
+      return { server: startedServer, readyMs: Math.round(ready), greenMs: Math.round(performance.now() - started) };
+    };
+    const fromCheckpoint = await timedStart();
+    server = fromCheckpoint.server;
+    const checkpointIndexes = recovery(server.lines, 'measured');
+    await server.close();
+    expect(checkpointIndexes['']!.source).toBe('checkpoint');
+    await rm(mapFile);
+    const rebuilt = await timedStart();
+    server = rebuilt.server;
+    const rebuiltIndexes = recovery(server.lines, 'measured');
+    await server.close();
+    expect(rebuiltIndexes['']!.source).toBe('rebuilt');
+    console.log(
+      JSON.stringify({
+        points: count,
+        rows: count * rowsPerPoint,
+        dimension: size,
+        checkpoint: { readyMs: fromCheckpoint.readyMs, greenMs: fromCheckpoint.greenMs, rowsReinserted: checkpointIndexes['']!.replayedSlots * rowsPerPoint },
+        rebuild: { readyMs: rebuilt.readyMs, greenMs: rebuilt.greenMs, rowsReinserted: count * rowsPerPoint },
+      }),
+    );
+  }, 900_000);
 });
