@@ -246,7 +246,7 @@ describe('multivectors (MaxSim)', () => {
       const replaced = matrices(33, 20);
       for (let id = 10; id < 20; id += 1) documents.set(id, replaced.get(id)!);
       await upsertMatrices(server, 'kept', new Map([...documents].filter(([id]) => id >= 10 && id < 20)));
-      // The exact scan must be the reference exactly; the graph path (rebuilt at every start, so
+      // The exact scan must be the reference exactly; the graph path (loaded from its checkpoint at start, so
       // maybe still linking) must find nearly all of it, every hit scored exactly.
       const exactBefore = await server.request('POST', '/collections/kept/points/query', { query, using: 'colbert', limit: 10, params: { exact: true } });
       expectHits(exactBefore.body.result.points, referenceTop('Euclid', query, documents, 10));

@@ -1,5 +1,5 @@
 // Checkpoints of one collection's kernel state: every vector index (dense and sparse) saved (atomically, by the
-// kernel) tagged with the last operation it covers, and only then the operation log trimmed up
+// kernel; a multivector adds its sub-slot map, multi-vector-checkpoint.ts) tagged with the last operation it covers, and only then the operation log trimmed up
 // to that operation. It also counts the operations since the last checkpoint, which decide
 // when the next one is due, and remembers a kernel failure, after which no checkpoint is taken.
 import { mkdir } from 'node:fs/promises';

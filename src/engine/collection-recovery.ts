@@ -1,7 +1,7 @@
 // Start-up of one collection (docs/architecture.md §4): points from classic-level into memory; each vector
 // index from its kernel checkpoint plus the slots the log says changed after it; an index with
 // no usable checkpoint is rebuilt from the stored vectors (slow, logged, never data loss).
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import type { Logger } from 'pino';
 import { createVectorIndex, loadVectorIndex, nativeErrorCode } from '../native/index.js';
 import { createSparseIndex, loadSparseIndex } from '../native/sparse-index.js';
@@ -9,7 +9,8 @@ import type { SparseIndex } from '../native/sparse-index-contract.js';
 import type { VectorIndex } from '../native/vector-index.js';
 import { decodeVectorRecordInto } from '../storage/point-records.js';
 import { checkpointPath, createIndexFor, isMultivector, vectorIndexOptions, type Collection } from './collection.js';
-import { upsertRows } from './multi-vector-index.js';
+import { decodeMultivectorMap, multivectorMapPath } from './multi-vector-checkpoint.js';
+import { MultiVectorIndex, upsertRows } from './multi-vector-index.js';
 import { ProgressLog } from './progress-log.js';
 import { packVectors, sparseCheckpointPath } from './sparse-vectors.js';
 
@@ -63,20 +64,23 @@ async function rebuildIndex(collection: Collection, vectorName: string, progress
   return index;
 }
 
+/** A stored multivector record's matrix (rows back to back). */
+function decodeMatrix(record: Uint8Array): Float32Array {
+  const matrix = new Float32Array((record.byteLength - 1) / 4);
+  decodeVectorRecordInto(record, matrix, 0);
+  return matrix;
+}
+
 /**
- * Rebuilds a multivector index (docs/architecture.md §17) from the point records: it has no
- * checkpoint, so this runs at every start and the log is never needed for it.
+ * Rebuilds a multivector index (docs/architecture.md §17) from the point records, when its
+ * checkpoint pair is missing or refused; the log is never needed for it.
  */
 async function rebuildMultivectorIndex(collection: Collection, vectorName: string, progress?: (read: number) => void): Promise<VectorIndex> {
   const index = createIndexFor(collection.config, vectorName, collection.directory);
   let read = 0;
   try {
     for await (const chunk of collection.store.vectors(vectorName)) {
-      const matrices = chunk.map(({ record }) => {
-        const matrix = new Float32Array((record.byteLength - 1) / 4);
-        decodeVectorRecordInto(record, matrix, 0);
-        return matrix;
-      });
+      const matrices = chunk.map(({ record }) => decodeMatrix(record));
       await upsertRows(index, Uint32Array.from(chunk, ({ slot }) => slot), matrices);
       read += chunk.length;
       progress?.(read);
@@ -111,6 +115,19 @@ async function reapplySlots(collection: Collection, index: VectorIndex, vectorNa
   }
 }
 
+/** Re-applies the current stored matrices of `slots` to a multivector index: upsert present ones, delete the rest. */
+async function reapplyMatrices(collection: Collection, index: MultiVectorIndex, vectorName: string, slots: number[]): Promise<void> {
+  for (let start = 0; start < slots.length; start += reapplyChunk) {
+    const chunk = slots.slice(start, start + reapplyChunk);
+    const values = await collection.store.vectorRecords(chunk, vectorName);
+    const present = chunk.filter((_, position) => values[position] !== undefined);
+    const absent = chunk.filter((_, position) => values[position] === undefined);
+    const matrices = values.flatMap((value) => (value === undefined ? [] : [decodeMatrix(value)]));
+    if (present.length > 0) await index.upsertMatrices(Uint32Array.from(present), matrices);
+    if (absent.length > 0) await index.delete(Uint32Array.from(absent));
+  }
+}
+
 /**
  * Why a checkpoint bound to `found` must not be used by a collection bound to `expected`
  * (docs/durability.md): an unbound file (the old format) is not trusted either; undefined when
@@ -126,14 +143,16 @@ function bindingProblem(found: string, expected: string): string | undefined {
     : 'checkpoint belongs to another database (the store was replaced)';
 }
 
-async function loadCheckpoint(collection: Collection, vectorName: string, lastOperationId: number): Promise<{ index: VectorIndex; covered: number } | { reason: string }> {
+type CheckpointLoad = { index: VectorIndex; covered: number; binding: string } | { reason: string; file: string };
+
+async function loadCheckpoint(collection: Collection, vectorName: string, lastOperationId: number): Promise<CheckpointLoad> {
   const path = checkpointPath(collection.directory, vectorName);
   const expected = vectorIndexOptions(collection.config, vectorName, collection.directory);
   let loaded;
   try {
     loaded = await loadVectorIndex(path, expected.onDiskDirectory);
   } catch (error) {
-    return { reason: nativeErrorCode(error) === 'CHECKPOINT_MISSING' ? 'no checkpoint file' : (error as Error).message };
+    return { reason: nativeErrorCode(error) === 'CHECKPOINT_MISSING' ? 'no checkpoint file' : (error as Error).message, file: path };
   }
   let reason = bindingProblem(loaded.binding, collection.checkpointBinding);
   if (reason !== undefined) {
@@ -147,9 +166,37 @@ async function loadCheckpoint(collection: Collection, vectorName: string, lastOp
   }
   if (reason !== undefined) {
     loaded.index.close();
-    return { reason };
+    return { reason, file: path };
   }
-  return { index: loaded.index, covered: loaded.lastOperationId };
+  return { index: loaded.index, covered: loaded.lastOperationId, binding: loaded.binding };
+}
+
+/**
+ * A multivector index from its checkpoint pair (docs/architecture.md §17): the rows' kernel
+ * checkpoint, checked as a dense one is, and the sub-slot map beside it, which must carry the
+ * same operation id and binding and place exactly the rows the kernel holds. Never rejects.
+ */
+async function loadMultivectorCheckpoint(collection: Collection, vectorName: string, lastOperationId: number): Promise<CheckpointLoad> {
+  const rows = await loadCheckpoint(collection, vectorName, lastOperationId);
+  if (!('index' in rows)) return rows;
+  const file = multivectorMapPath(checkpointPath(collection.directory, vectorName));
+  let reason: string;
+  try {
+    const map = decodeMultivectorMap(await readFile(file));
+    if (map.lastOperationId !== rows.covered) reason = `map covers operation ${map.lastOperationId}, its rows checkpoint ${rows.covered}: not one pair`;
+    else if (map.binding !== rows.binding) reason = 'map and rows checkpoint have different bindings: not one pair';
+    else {
+      const index = new MultiVectorIndex(vectorIndexOptions(collection.config, vectorName, collection.directory), rows.index);
+      index.restoreMap(map);
+      return { index, covered: rows.covered, binding: rows.binding };
+    }
+  } catch (error) {
+    // A refused file (MultivectorMapError) or rows the map does not place: its message says why.
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') reason = 'no map file';
+    else reason = error instanceof Error ? error.message : String(error);
+  }
+  rows.index.close();
+  return { reason, file };
 }
 
 /** Rebuilds one sparse index from every stored sparse vector of `vectorName`. */
@@ -222,9 +269,10 @@ export async function recoverCollection(collection: Collection, logger: Logger, 
   // The kernel reads and verifies every dense checkpoint on the addon's threads while this thread
   // streams the point records into the point table: the two are independent, so start-up takes
   // the longer of them, not their sum (docs/architecture.md §21).
-  const checkpointLoads = new Map<string, ReturnType<typeof loadCheckpoint>>();
+  const checkpointLoads = new Map<string, Promise<CheckpointLoad>>();
   for (const vectorName of Object.keys(collection.config.vectors)) {
-    if (!isMultivector(collection.config, vectorName)) checkpointLoads.set(vectorName, loadCheckpoint(collection, vectorName, lastOperationId));
+    const load = isMultivector(collection.config, vectorName) ? loadMultivectorCheckpoint : loadCheckpoint;
+    checkpointLoads.set(vectorName, load(collection, vectorName, lastOperationId));
   }
   let points: number;
   try {
@@ -245,18 +293,21 @@ export async function recoverCollection(collection: Collection, logger: Logger, 
   let lowestCovered = lastOperationId;
   try {
     for (const vectorName of Object.keys(collection.config.vectors)) {
-      if (isMultivector(collection.config, vectorName)) {
-        const progress = new ProgressLog({ logger, task: 'multivector rebuild', fields: { collection: collection.name, vector: vectorName }, intervalMs: progressIntervalMs });
-        indexes.set(vectorName, await rebuildMultivectorIndex(collection, vectorName, (read) => progress.update(read, points)));
-        report.indexes[vectorName] = { source: 'rebuilt', checkpointOperationId: 0, replayedSlots: 0, reason: 'a multivector index is rebuilt from the point records at every start' };
-        continue;
-      }
       const loaded = await checkpointLoads.get(vectorName)!;
       checkpointLoads.delete(vectorName);
+      if (isMultivector(collection.config, vectorName) && !('index' in loaded)) {
+        // No usable pair: rebuilt from the point records, so the log is not needed for it.
+        if (points > 0) logger.warn({ collection: collection.name, vector: vectorName, file: loaded.file, reason: loaded.reason }, 'no usable multivector checkpoint: rebuilding the index from the point records');
+        const progress = new ProgressLog({ logger, task: 'multivector rebuild', fields: { collection: collection.name, vector: vectorName }, intervalMs: progressIntervalMs });
+        indexes.set(vectorName, await rebuildMultivectorIndex(collection, vectorName, (read) => progress.update(read, points)));
+        report.indexes[vectorName] = { source: 'rebuilt', checkpointOperationId: 0, replayedSlots: 0, reason: loaded.reason };
+        continue;
+      }
       if ('index' in loaded) {
         loadedIndexedCounts.set(vectorName, loaded.index.stats().indexedCount);
         const touched = await collection.store.slotsTouchedAfter(loaded.covered);
-        await reapplySlots(collection, loaded.index, vectorName, [...touched.keys()]);
+        if (loaded.index instanceof MultiVectorIndex) await reapplyMatrices(collection, loaded.index, vectorName, [...touched.keys()]);
+        else await reapplySlots(collection, loaded.index, vectorName, [...touched.keys()]);
         indexes.set(vectorName, loaded.index);
         lowestCovered = Math.min(lowestCovered, loaded.covered);
         report.indexes[vectorName] = { source: 'checkpoint', checkpointOperationId: loaded.covered, replayedSlots: touched.size };

@@ -7,6 +7,7 @@ import { mkdir, rm } from 'node:fs/promises';
 import type { Logger } from 'pino';
 import { errors } from '../errors.js';
 import { createVectorIndex } from '../native/index.js';
+import { multivectorMapPath } from './multi-vector-checkpoint.js';
 import { isMultiVectorIndex, MultiVectorIndex } from './multi-vector-index.js';
 import { quantizationFor } from './quantization.js';
 import type { SparseIndex, SparseSearchOptions, SparseVector } from '../native/sparse-index-contract.js';
@@ -617,6 +618,7 @@ export class Collection {
       this.assertOperable();
       await rm(checkpointPath(this.directory, name), { force: true });
       await rm(sparseCheckpointPath(this.directory, name), { force: true });
+      await rm(multivectorMapPath(checkpointPath(this.directory, name)), { force: true });
       const index = kind === 'dense' ? createIndexFor(next, name, this.directory) : undefined;
       try {
         await persist(next);
@@ -652,6 +654,7 @@ export class Collection {
       }
       await rm(checkpointPath(this.directory, name), { force: true });
       await rm(sparseCheckpointPath(this.directory, name), { force: true });
+      await rm(multivectorMapPath(checkpointPath(this.directory, name)), { force: true });
     });
   }
 

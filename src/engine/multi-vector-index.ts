@@ -8,7 +8,8 @@
 // the same way and is the slow twin the tests compare the graph path with.
 //
 // It implements the engine's VectorIndex contract, so the write path, checkpoints, statistics and
-// reads treat it like any dense index; the calls whose shape assumes one row per slot are the
+// reads treat it like any dense index (its checkpoint: the rows' kernel checkpoint plus the
+// sub-slot map file of multi-vector-checkpoint.ts); the calls whose shape assumes one row per slot are the
 // exceptions (upsert: use upsertRows below; vectors: one slot's matrix, or matrices()).
 import { createVectorIndex } from '../native/index.js';
 import type {
@@ -21,8 +22,8 @@ import type {
   VectorIndexOptions,
   VectorIndexStats,
 } from '../native/vector-index-contract.js';
-
-const noParent = 0xffff_ffff;
+import { replaceFileAtomically } from '../storage/atomic-file.js';
+import { encodeMultivectorMap, multivectorMapPath, noParent, type MultivectorMap } from './multi-vector-checkpoint.js';
 
 /** MaxSim: for Cosine/Dot larger is better; for Euclid/Manhattan (distances) smaller is better. */
 function largerIsBetter(distance: VectorIndex['distance']): boolean {
@@ -378,10 +379,42 @@ export class MultiVectorIndex implements VectorIndex {
   }
 
   /**
-   * No checkpoint: the matrices are in the point records, and start-up rebuilds this index from
-   * them (docs/architecture.md §17), so the operation log is never needed for it.
+   * The checkpoint (docs/architecture.md §17): the rows through the kernel's own dense checkpoint
+   * at `path`, then the sub-slot map beside it (multi-vector-checkpoint.ts), both tagged with
+   * `lastOperationId` and `binding` so recovery refuses a pair from two different saves. The map
+   * is copied before the first await: the checkpointer runs in the write queue, so no write can
+   * change either part meanwhile.
    */
-  async save(): Promise<void> {}
+  async save(path: string, lastOperationId: number, binding = ''): Promise<void> {
+    const map = this.snapshot(lastOperationId, binding);
+    await this.rows.save(path, lastOperationId, binding);
+    await replaceFileAtomically(multivectorMapPath(path), encodeMultivectorMap(map));
+  }
+
+  /** The sub-slot map as it is now; sub-slots freed under a running search count as free. */
+  private snapshot(lastOperationId: number, binding: string): MultivectorMap {
+    const points = new Map<number, Uint32Array>();
+    for (const [slot, own] of this.subSlotsOf) points.set(slot, own.slice());
+    return { lastOperationId, binding, parents: this.parentOf.slice(0, this.nextSubSlot), points, free: Uint32Array.from([...this.freedDuringSearch, ...this.free]) };
+  }
+
+  /**
+   * Start-up: takes the map of a checkpoint whose rows `this.rows` was loaded from. Refuses
+   * (throws) when the kernel holds another number of rows than the map places.
+   */
+  restoreMap(map: MultivectorMap): void {
+    let rows = 0;
+    for (const own of map.points.values()) rows += own.length;
+    const live = this.rows.liveCount();
+    if (live !== rows) throw new Error(`the rows checkpoint holds ${live} rows, the map places ${rows}`);
+    this.parentOf = new Uint32Array(Math.max(1024, map.parents.length)).fill(noParent);
+    this.parentOf.set(map.parents);
+    this.nextSubSlot = map.parents.length;
+    this.subSlotsOf.clear();
+    for (const [slot, own] of map.points) this.subSlotsOf.set(slot, own);
+    this.free.length = 0;
+    for (const subSlot of map.free) this.free.push(subSlot);
+  }
 
   close(): void {
     this.rows.close();

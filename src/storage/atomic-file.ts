@@ -1,9 +1,10 @@
-// Every file the server writes outside the store (today the JWT secret) goes through here:
-// temp file, fsync, link (which never replaces an existing file), directory fsync. A crash or a failing
+// Every file the server writes outside the store (the JWT secret, the multivector sub-slot maps) goes through here:
+// temp file, fsync, then link (create: never replaces an existing file) or rename (replace),
+// directory fsync. A crash or a failing
 // disk leaves the old file or the new one, never an empty or half-written one
 // (docs/durability.md). Checkpoints do the same in the kernel (crates/quiver-core/src/checkpoint.rs).
 import { randomBytes } from 'node:crypto';
-import { link, open, rm } from 'node:fs/promises';
+import { link, open, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 
 /** The prefix of this module's temporary files; start-up removes leftovers (leftover-files.ts). */
@@ -50,4 +51,20 @@ export async function createFileAtomically(path: string, data: string | Uint8Arr
   }
   await syncDirectory(dirname(path));
   return true;
+}
+
+/**
+ * Writes `path` atomically and durably with `data`, replacing the file when it exists: temp
+ * file, fsync, rename, directory fsync (the pattern of the kernel's checkpoints). A crash leaves
+ * the old file or the new one, and at worst a temporary that start-up removes (leftover-files.ts).
+ */
+export async function replaceFileAtomically(path: string, data: Uint8Array, mode = 0o600): Promise<void> {
+  const temporary = await writeTemporary(path, data, mode);
+  try {
+    await rename(temporary, path);
+  } catch (error) {
+    await rm(temporary, { force: true });
+    throw error;
+  }
+  await syncDirectory(dirname(path));
 }

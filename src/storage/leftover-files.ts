@@ -1,6 +1,7 @@
 // Temporary files a killed process left behind: the kernel's checkpoint temporaries
 // (`.<name>.tmp-<pid>`, crates/quiver-core/src/checkpoint.rs) in each collection directory and
-// atomic-file.ts's in the data directory. Removed at start, once the store's lock is held, so no
+// atomic-file.ts's (`.quiver-tmp-*`) in the data directory and in each collection directory (the
+// multivector sub-slot maps). Removed at start, once the store's lock is held, so no
 // other server can be writing them (docs/durability.md).
 import { lstat, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';

@@ -26,13 +26,15 @@ describe('storage faults — files beside the store', { timeout: 90_000 }, () =>
     await writeFile(join(collectionDirectory, `.${own[0]}.tmp-4242`), Buffer.alloc(1000, 7));
     await writeFile(join(collectionDirectory, '.sparse-00.qsi.tmp-77'), Buffer.alloc(500, 7));
     await writeFile(join(data, '.quiver-tmp-jwt_secret-0a0b0c'), 'half a secr');
+    // ... and during a multivector sub-slot map write (atomic-file.ts's temporary, in the collection).
+    await writeFile(join(collectionDirectory, '.quiver-tmp-vector-00.qvm-0d0e0f'), Buffer.alloc(200, 7));
 
     server = await startReady(data);
     try {
       expect((await readdir(collectionDirectory)).sort()).toEqual(own);
       expect((await readdir(data)).some((name) => name.startsWith('.quiver-tmp-'))).toBe(false);
       const removed = logRecords(server.logLines).find((record) => record.msg === 'removed temporary files left by an interrupted run');
-      expect(removed).toMatchObject({ files: 3, bytes: 1511 });
+      expect(removed).toMatchObject({ files: 4, bytes: 1711 });
       expect((await call(server.url, 'POST', '/collections/kept/points/scroll', { limit: 10 })).status).toBe(200);
     } finally {
       await server.kill('SIGTERM');
