@@ -29,14 +29,23 @@ export function unsupportedQuantization(value: unknown): { field: string; messag
   return undefined;
 }
 
-/** What the kernel should build for one stored setting; null = no quantization. */
-export function kernelQuantizationOf(stored: StoredQuantization): KernelQuantization | null {
+/**
+ * What the kernel should build for one stored setting; null = no quantization. `onDisk`: the
+ * vector's originals are mapped (`on_disk: true`); only then does `always_ram: false` put the codes
+ * in mapped memory too (docs/api.md §15). Absent stays RAM, unlike Qdrant's default on purpose.
+ */
+export function kernelQuantizationOf(stored: StoredQuantization, onDisk = false): KernelQuantization | null {
   if (!stored) return null;
-  const scalar = stored.scalar as { quantile?: number | null } | undefined;
-  if (scalar) return scalar.quantile != null ? { kind: 'int8', quantile: scalar.quantile } : { kind: 'int8' };
-  const binary = stored.binary as { encoding?: string | null; query_encoding?: string | null } | undefined;
+  const scalar = stored.scalar as { quantile?: number | null; always_ram?: boolean | null } | undefined;
+  if (scalar) {
+    const kernel: KernelQuantization = scalar.quantile != null ? { kind: 'int8', quantile: scalar.quantile } : { kind: 'int8' };
+    if (onDisk && scalar.always_ram === false) kernel.mapped = true;
+    return kernel;
+  }
+  const binary = stored.binary as { encoding?: string | null; query_encoding?: string | null; always_ram?: boolean | null } | undefined;
   if (binary) {
     const kernel: KernelQuantization = { kind: 'binary' };
+    if (onDisk && binary.always_ram === false) kernel.mapped = true;
     if (binary.encoding != null && binary.encoding !== 'one_bit') kernel.encoding = binary.encoding as KernelBinaryEncoding;
     // Qdrant's `default` is the storage's own encoding, as `binary` is.
     if (binary.query_encoding === 'scalar8bits' || binary.query_encoding === 'scalar4bits') kernel.queryEncoding = binary.query_encoding as KernelQueryEncoding;
@@ -50,6 +59,6 @@ export function quantizationFor(
   config: { quantization_config: unknown; vectors: Readonly<Record<string, unknown>> },
   name: string,
 ): KernelQuantization | null {
-  const own = (config.vectors[name] as { quantization_config?: StoredQuantization } | undefined)?.quantization_config;
-  return kernelQuantizationOf(own ?? (config.quantization_config as StoredQuantization));
+  const vector = config.vectors[name] as { quantization_config?: StoredQuantization; on_disk?: boolean | null } | undefined;
+  return kernelQuantizationOf(vector?.quantization_config ?? (config.quantization_config as StoredQuantization), vector?.on_disk === true);
 }

@@ -233,7 +233,7 @@ export class ServerMetrics {
     perCollection('quiverdb_collection_checkpoints_saved', 'Checkpoints this process saved for the collection', (statistics) => statistics.checkpointsSaved);
     new Gauge({
       name: 'quiverdb_collection_kernel_memory_bytes',
-      help: 'Kernel memory of the collection\'s vector indexes: resident (heap bytes of every index), mapped (bytes of on_disk vector files mapped) and mapped_resident (the part of those in RAM now)',
+      help: 'Kernel memory of the collection\'s vector indexes: resident (heap bytes of every index), mapped (bytes of on_disk vector files and of always_ram: false quantized codes mapped) and mapped_resident (the part of those in RAM now)',
       labelNames: ['collection', 'type'],
       registers,
       collect() {

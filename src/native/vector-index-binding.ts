@@ -28,8 +28,8 @@ export interface NativeVectorIndexHandle {
   searchSync(query: Float32Array, k: number, ...options: NativeSearchOptions): ArrayBuffer;
   /** Starts a batch; delivers counts (u32 × queries), slots (u32 × total), scores (f32 × total). */
   searchBatch(ticket: number, queries: Float32Array, k: number, ...options: NativeSearchOptions): void;
-  setQuantization(kind: string | null, quantile: number | null, encoding: string | null, queryEncoding: string | null): void;
-  quantizationStatus(): { enabled: boolean; active: boolean; building: boolean; memoryBytes: number };
+  setQuantization(kind: string | null, quantile: number | null, encoding: string | null, queryEncoding: string | null, mapped: boolean | null): void;
+  quantizationStatus(): { enabled: boolean; active: boolean; building: boolean; memoryBytes: number; mappedBytes: number };
   waitQuantized(): Promise<void>;
   /** Starts scoring `slots` against `query`; delivers scores (f32 × slots, NaN: no live vector). */
   scoreSlots(ticket: number, query: Float32Array, slots: Uint32Array): void;

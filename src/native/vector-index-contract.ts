@@ -57,10 +57,14 @@ export interface QuantizationSearchOptions {
 export type KernelBinaryEncoding = 'one_bit' | 'two_bits' | 'one_and_half_bits';
 export type KernelQueryEncoding = 'binary' | 'scalar8bits' | 'scalar4bits';
 
-/** What the kernel quantizes with: int8 scalar codes (quantile in 0.5..1) or binary codes. */
+/**
+ * What the kernel quantizes with: int8 scalar codes (quantile in 0.5..1) or binary codes.
+ * `mapped`: the codes go to file-backed memory beside the vectors (docs/api.md §15: an `on_disk`
+ * vector with `always_ram: false`); an index whose vectors are on the heap keeps them on the heap.
+ */
 export type KernelQuantization =
-  | { kind: 'int8'; quantile?: number }
-  | { kind: 'binary'; encoding?: KernelBinaryEncoding; queryEncoding?: KernelQueryEncoding };
+  | { kind: 'int8'; quantile?: number; mapped?: true }
+  | { kind: 'binary'; encoding?: KernelBinaryEncoding; queryEncoding?: KernelQueryEncoding; mapped?: true };
 
 export interface QuantizationStatus {
   enabled: boolean;
@@ -68,7 +72,10 @@ export interface QuantizationStatus {
   active: boolean;
   /** Codes being built in the background (the collection reports yellow meanwhile). */
   building: boolean;
+  /** Heap bytes of the codes. */
   memoryBytes: number;
+  /** Bytes of mapped codes (`mapped`); counted in the index's mappedBytes, not its memoryBytes. */
+  mappedBytes: number;
 }
 
 /** Best first. `scores` use the wire convention (docs/api.md §4): Cosine/Dot similarity, larger is

@@ -196,12 +196,13 @@ export class WrappedVectorIndex implements VectorIndex {
       quantization?.kind === 'int8' ? (quantization.quantile ?? null) : null,
       quantization?.kind === 'binary' ? (quantization.encoding ?? null) : null,
       quantization?.kind === 'binary' ? (quantization.queryEncoding ?? null) : null,
+      quantization?.mapped ?? null,
     );
   }
 
   quantizationStatus(): QuantizationStatus {
     const status = this.handle.quantizationStatus();
-    return { enabled: status.enabled, active: status.active, building: status.building, memoryBytes: status.memoryBytes };
+    return { enabled: status.enabled, active: status.active, building: status.building, memoryBytes: status.memoryBytes, mappedBytes: status.mappedBytes };
   }
 
   async waitQuantized(): Promise<void> {

@@ -11,6 +11,8 @@
 //! index/scoring.rs.
 
 #[cfg(test)]
+mod code_placement_tests;
+#[cfg(test)]
 mod datatype_tests;
 #[cfg(test)]
 mod on_disk_tests;
@@ -20,7 +22,7 @@ mod quantized;
 mod scoring;
 
 pub use plan::FilterStrategy;
-pub use quantized::{QuantizationSearch, QuantizationStatus};
+pub use quantized::{CodePlacement, QuantizationSearch, QuantizationStatus};
 
 use crate::bitset::AllowedSlots;
 use crate::brute_force;
@@ -110,7 +112,8 @@ pub struct IndexStats {
     pub indexed_count: usize,
     pub deleted_count: usize,
     pub memory_bytes: usize,
-    /// Bytes of memory-mapped vector files (`on_disk`); not counted in `memory_bytes`.
+    /// Bytes of memory-mapped vector files (`on_disk`) and mapped quantized codes
+    /// (`always_ram: false`); not counted in `memory_bytes`.
     pub mapped_bytes: usize,
 }
 
@@ -305,6 +308,7 @@ impl VectorIndex {
             let _writer = lock_mutex(&self.shared.write_gate);
             let store = &self.shared.store;
             store.reserve(slots.len())?;
+            self.shared.reserve_codes(store.next_row(), slots.len())?;
             let mut prepared = vec![0f32; dimension];
             for (slot, vector) in slots.iter().zip(vectors.chunks_exact(dimension)) {
                 prepared.copy_from_slice(vector);
@@ -498,14 +502,14 @@ impl VectorIndex {
                 + shared.graph.memory_bytes()
                 + shared.quantization_memory()
                 + std::mem::size_of::<Shared>(),
-            mapped_bytes: shared.store.mapped_bytes(),
+            mapped_bytes: shared.store.mapped_bytes() + shared.quantization_mapped(),
         }
     }
 
     /// The part of the mapped vector files in RAM now (`mincore`; O(pages), so for monitoring
     /// and `GET C`, never a search). 0 for an index with its vectors on the heap.
     pub fn mapped_resident_bytes(&self) -> usize {
-        self.shared.store.mapped_resident_bytes()
+        self.shared.store.mapped_resident_bytes() + self.shared.quantization_mapped_resident()
     }
 
     pub fn is_on_disk(&self) -> bool {

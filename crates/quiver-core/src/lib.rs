@@ -23,7 +23,8 @@ pub use bitset::AllowedSlots;
 pub use distance::Metric;
 pub use error::{ErrorCode, KernelError, KernelResult};
 pub use index::{
-    FilterStrategy, Hit, IndexParams, IndexStats, QuantizationSearch, QuantizationStatus, SearchParams, VectorIndex, VectorStorage,
+    CodePlacement, FilterStrategy, Hit, IndexParams, IndexStats, QuantizationSearch, QuantizationStatus, SearchParams, VectorIndex,
+    VectorStorage,
 };
 pub use sparse::{SparseIndex, SparseSearchParams, SparseStats};
 

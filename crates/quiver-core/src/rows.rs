@@ -77,6 +77,12 @@ impl<T: Zeroable> Rows<T> {
         self.mapped_directory.is_some()
     }
 
+    /// Where file-backed segments are mapped (None for heap rows): quantized codes of an
+    /// `on_disk` index map theirs beside the arena's (docs/architecture.md §15).
+    pub fn mapped_directory(&self) -> Option<&std::path::Path> {
+        self.mapped_directory.as_deref()
+    }
+
     pub fn row_length(&self) -> usize {
         self.row_length
     }

@@ -335,6 +335,11 @@ impl VectorStore {
         with_rows!(&self.arena, rows => rows.is_mapped())
     }
 
+    /// The directory of the mapped arena's working files, None when the vectors are on the heap.
+    pub fn mapped_directory(&self) -> Option<&std::path::Path> {
+        with_rows!(&self.arena, rows => rows.mapped_directory())
+    }
+
     /// Makes room for `rows` more rows before a batch writes any, so a failure to map a
     /// file-backed segment (disk full) refuses the whole batch instead of stopping halfway.
     pub fn reserve(&self, rows: usize) -> crate::error::KernelResult<()> {

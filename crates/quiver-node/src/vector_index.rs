@@ -13,7 +13,7 @@ use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use quiver_core::distance::Datatype;
 use quiver_core::quantization::{BinaryEncoding, QuantizationConfig, QueryEncoding};
-use quiver_core::{IndexParams, Metric, QuantizationSearch, VectorIndex, VectorStorage};
+use quiver_core::{CodePlacement, IndexParams, Metric, QuantizationSearch, VectorIndex, VectorStorage};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
@@ -25,6 +25,8 @@ pub struct NativeQuantizationStatus {
     /// Codes being built in the background (the collection reports yellow).
     pub building: bool,
     pub memory_bytes: f64,
+    /// Bytes of mapped code segments (`always_ram: false` on an `on_disk` vector).
+    pub mapped_bytes: f64,
 }
 
 /// `params.quantization` of a search (docs/api.md §15), Qdrant's defaults filled in.
@@ -379,7 +381,8 @@ impl NativeVectorIndex {
     /// (with `encoding` one_bit / two_bits / one_and_half_bits and `query_encoding` binary /
     /// scalar8bits / scalar4bits, none = one_bit and binary), or none to switch it off. Codes
     /// are built in the background (`quantizationStatus`, `waitQuantized`); searches stay
-    /// correct meanwhile.
+    /// correct meanwhile. `mapped` true puts the codes of an `on_disk` index in file-backed
+    /// memory beside its vectors (docs/api.md §15); other indexes keep them on the heap.
     #[napi(catch_unwind)]
     pub fn set_quantization(
         &self,
@@ -387,6 +390,7 @@ impl NativeVectorIndex {
         quantile: Option<f64>,
         encoding: Option<String>,
         query_encoding: Option<String>,
+        mapped: Option<bool>,
     ) -> Result<()> {
         let config = match kind.as_deref() {
             None => None,
@@ -407,7 +411,8 @@ impl NativeVectorIndex {
             }),
             Some(other) => return Err(invalid(format!("unknown quantization kind {other:?}"))),
         };
-        self.index()?.set_quantization(config).map_err(from_kernel)
+        let placement = if mapped == Some(true) { CodePlacement::Mapped } else { CodePlacement::Ram };
+        self.index()?.set_quantization_placed(config, placement).map_err(from_kernel)
     }
 
     #[napi(catch_unwind)]
@@ -418,6 +423,7 @@ impl NativeVectorIndex {
             active: status.active,
             building: status.building,
             memory_bytes: status.memory_bytes as f64,
+            mapped_bytes: status.mapped_bytes as f64,
         })
     }
 

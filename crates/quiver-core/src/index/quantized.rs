@@ -6,6 +6,11 @@
 //! under the write gate, so every row written after that point is encoded by `upsert` and every
 //! row before it by the builder thread; `active` is replaced only once the build is complete.
 //! While nothing is active, searches use the float graph: answers stay correct throughout.
+//!
+//! Placement (docs/api.md §15): codes live on the heap unless the index keeps its originals in
+//! mapped working files (`on_disk`) and the quantizer is asked for `CodePlacement::Mapped`
+//! (`always_ram: false`); then its code rows are mapped beside the arena's and grow the same
+//! way (rows.rs: a new segment is published, no row ever moves under a search).
 
 use super::{lock_mutex, Hit, SearchParams, Shared, VectorIndex, DEFAULT_EF, MAX_K};
 use crate::hnsw::SlotScorer;
@@ -19,9 +24,21 @@ const RETRAIN_UNTIL: usize = 50_000;
 /// Below this many live vectors a range is not trained yet: searches scan or use floats.
 const MIN_TRAINING_VECTORS: usize = 16;
 
+/// Where a quantizer keeps its codes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum CodePlacement {
+    /// Heap memory: always the case for an index whose originals are on the heap.
+    #[default]
+    Ram,
+    /// Unlinked file-backed working memory in the mapped arena's directory (mapped.rs), for an
+    /// `on_disk` index; an index with heap originals keeps its codes on the heap instead.
+    Mapped,
+}
+
 #[derive(Default)]
 pub(crate) struct QuantizationState {
     pub(crate) config: Option<QuantizationConfig>,
+    pub(crate) placement: CodePlacement,
     pub(crate) active: Option<Arc<Quantized>>,
     pub(crate) building: Option<Arc<Quantized>>,
 }
@@ -47,7 +64,10 @@ pub struct QuantizationStatus {
     pub enabled: bool,
     pub active: bool,
     pub building: bool,
+    /// Heap bytes of the codes.
     pub memory_bytes: usize,
+    /// Bytes of mapped code segments (`CodePlacement::Mapped`); not all of it is in RAM.
+    pub mapped_bytes: usize,
 }
 
 fn read(state: &RwLock<QuantizationState>) -> std::sync::RwLockReadGuard<'_, QuantizationState> {
@@ -85,7 +105,12 @@ impl Shared {
     /// Trains a quantizer on a strided sample of the live vectors, installs it as `building`
     /// and encodes the existing rows on a background thread. Caller holds the write gate.
     pub(crate) fn start_building(self: &Arc<Self>) {
-        let Some(config) = read(&self.quantization).config else { return };
+        let (Some(config), placement) = ({
+            let state = read(&self.quantization);
+            (state.config, state.placement)
+        }) else {
+            return;
+        };
         let dimension = self.params.dimension;
         let live = self.store.live_count();
         let wanted = (MAX_TRAINING_VALUES / dimension).max(1);
@@ -101,8 +126,17 @@ impl Shared {
                 seen += 1;
             }
         }
-        let quantized = Arc::new(Quantized::train(config, self.params.metric, dimension, &samples, live));
+        let mut quantized = Quantized::train(config, self.params.metric, dimension, &samples, live);
+        if let (CodePlacement::Mapped, Some(directory)) = (placement, self.store.mapped_directory()) {
+            quantized = quantized.mapped_in(directory.to_path_buf());
+        }
         let rows = self.store.next_row();
+        // Storage for every existing row now, under the write gate: a segment that cannot be
+        // mapped (disk full) leaves this quantizer out, and searches keep what they had.
+        if quantized.reserve(0, rows as usize).is_err() {
+            return;
+        }
+        let quantized = Arc::new(quantized);
         write(&self.quantization).building = Some(Arc::clone(&quantized));
         let shared = Arc::clone(self);
         let spawned = std::thread::Builder::new().name("quiver-quantize".into()).spawn(move || shared.encode_rows(&quantized, rows));
@@ -124,6 +158,17 @@ impl Shared {
         if state.building.as_ref().is_some_and(|building| Arc::ptr_eq(building, quantized)) {
             state.active = state.building.take();
         }
+    }
+
+    /// Storage for the codes of rows `first .. first + count` in every quantizer a write will
+    /// encode into, before the write starts (caller holds the write gate): a mapped segment
+    /// that cannot be had refuses the batch whole, as the arena's own `reserve` does.
+    pub(crate) fn reserve_codes(&self, first: u32, count: usize) -> crate::KernelResult<()> {
+        let state = read(&self.quantization);
+        for quantized in state.active.iter().chain(state.building.iter()) {
+            quantized.reserve(first as usize, count)?;
+        }
+        Ok(())
     }
 
     fn is_building(&self, quantized: &Arc<Quantized>) -> bool {
@@ -158,16 +203,27 @@ impl VectorIndex {
     /// Switches quantization on (or to another configuration) or off. Codes are built in the
     /// background; until they are complete searches use the float vectors.
     pub fn set_quantization(&self, config: Option<QuantizationConfig>) -> crate::KernelResult<()> {
+        self.set_quantization_placed(config, CodePlacement::Ram)
+    }
+
+    /// `set_quantization` with the codes in `placement`; `Mapped` takes effect only for an index
+    /// whose originals are mapped (`on_disk`), others keep their codes on the heap. A change of
+    /// placement alone rebuilds the codes in the new place, in the background, like a switch.
+    pub fn set_quantization_placed(&self, config: Option<QuantizationConfig>, placement: CodePlacement) -> crate::KernelResult<()> {
+        let placement = match placement {
+            CodePlacement::Mapped if self.shared.store.mapped_directory().is_some() => CodePlacement::Mapped,
+            _ => CodePlacement::Ram,
+        };
         if let Some(config) = &config {
             config.validate().map_err(crate::KernelError::invalid)?;
         }
         let _writer = lock_mutex(&self.shared.write_gate);
         {
             let mut state = write(&self.shared.quantization);
-            if state.config == config {
+            if state.config == config && (config.is_none() || state.placement == placement) {
                 return Ok(());
             }
-            *state = QuantizationState { config, active: None, building: None };
+            *state = QuantizationState { config, placement, active: None, building: None };
         }
         if self.shared.wants_training() {
             self.shared.start_building();
@@ -178,11 +234,13 @@ impl VectorIndex {
     pub fn quantization_status(&self) -> QuantizationStatus {
         let state = read(&self.shared.quantization);
         let memory_bytes = state.active.iter().chain(state.building.iter()).map(|quantized| quantized.memory_bytes()).sum();
+        let mapped_bytes = state.active.iter().chain(state.building.iter()).map(|quantized| quantized.mapped_bytes()).sum();
         QuantizationStatus {
             enabled: state.config.is_some(),
             active: state.active.is_some(),
             building: state.building.is_some() && state.active.is_none(),
             memory_bytes,
+            mapped_bytes,
         }
     }
 
@@ -264,6 +322,18 @@ impl Shared {
     pub(crate) fn quantization_memory(&self) -> usize {
         let state = read(&self.quantization);
         state.active.iter().chain(state.building.iter()).map(|quantized| quantized.memory_bytes()).sum()
+    }
+
+    /// Bytes of mapped code segments (`CodePlacement::Mapped`), reported as mapped, not heap.
+    pub(crate) fn quantization_mapped(&self) -> usize {
+        let state = read(&self.quantization);
+        state.active.iter().chain(state.building.iter()).map(|quantized| quantized.mapped_bytes()).sum()
+    }
+
+    /// The part of the mapped codes in RAM now (`mincore`: monitoring only).
+    pub(crate) fn quantization_mapped_resident(&self) -> usize {
+        let state = read(&self.quantization);
+        state.active.iter().chain(state.building.iter()).map(|quantized| quantized.mapped_resident_bytes()).sum()
     }
 }
 

@@ -1,7 +1,9 @@
 //! Quantized copies of the stored vectors: the HNSW search walks the graph scoring these small
 //! codes (kernels.rs), then rescores its candidates with the original float vectors
 //! (index/quantized_search.rs). The originals stay in the store; codes are derived data, kept
-//! in RAM only and rebuilt from the originals when a collection loads (docs/architecture.md §12).
+//! on the heap, or for an `on_disk` index with `always_ram: false` in unlinked file-backed
+//! working memory (mapped.rs), never persisted: they are rebuilt from the originals when a
+//! collection loads (docs/architecture.md §12).
 //!
 //! Codes are kept per arena row of the store (store.rs): a row is written once, so its code is
 //! written once too, before the row is published, and a reader that sees the row sees its code.
@@ -124,8 +126,47 @@ impl Quantized {
         self.code_length
     }
 
+    /// Heap bytes of the codes (0 when they are mapped: see `mapped_bytes`).
     pub fn memory_bytes(&self) -> usize {
         self.codes.allocated_bytes()
+    }
+
+    /// The same quantizer with its codes in file-backed memory in `directory` (mapped.rs)
+    /// instead of the heap: for an `on_disk` index whose `always_ram` is false (docs/api.md
+    /// §15). Called before any code is written; segments then grow as the arena's do.
+    pub fn mapped_in(mut self, directory: std::path::PathBuf) -> Quantized {
+        self.codes = Rows::mapped(self.codes.row_length(), directory);
+        self
+    }
+
+    pub fn is_mapped(&self) -> bool {
+        self.codes.is_mapped()
+    }
+
+    /// Bytes of mapped code segments (0 for heap codes); not all of it is in RAM.
+    pub fn mapped_bytes(&self) -> usize {
+        self.codes.mapped_bytes()
+    }
+
+    /// The part of the mapped codes in RAM now (`mincore`: monitoring only).
+    pub fn mapped_resident_bytes(&self) -> usize {
+        self.codes.mapped_resident_bytes()
+    }
+
+    /// Gives rows `first .. first + count` their storage before any is written, so a failure
+    /// to map a file-backed segment (disk full) is an error here, before a write starts,
+    /// rather than a panic in `encode_row`. One step per segment (at most 32).
+    pub fn reserve(&self, first: usize, count: usize) -> crate::error::KernelResult<()> {
+        if count == 0 {
+            return Ok(());
+        }
+        let last = first + count - 1;
+        let mut row = first;
+        while row <= last {
+            self.codes.try_ensure(row)?;
+            row = self.codes.segment_end(row);
+        }
+        Ok(())
     }
 
     /// The code of `vector` and its correction term.
