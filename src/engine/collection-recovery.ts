@@ -92,40 +92,49 @@ async function rebuildMultivectorIndex(collection: Collection, vectorName: strin
   return index;
 }
 
-/** Re-applies the current stored state of `slots` to `index`: upsert present vectors, delete the rest. */
-async function reapplySlots(collection: Collection, index: VectorIndex, vectorName: string, slots: number[]): Promise<void> {
-  const dimension = index.dimension;
+/**
+ * Re-applies the current stored state of `slots`, a chunk at a time: the slots whose record is
+ * present go to `upsertPresent` with their records, the others are deleted from `index`.
+ */
+async function reapplyStored(
+  collection: Collection,
+  index: VectorIndex,
+  vectorName: string,
+  slots: number[],
+  upsertPresent: (present: Uint32Array, records: Uint8Array[]) => Promise<void>,
+): Promise<void> {
   for (let start = 0; start < slots.length; start += reapplyChunk) {
     const chunk = slots.slice(start, start + reapplyChunk);
     const values = await collection.store.vectorRecords(chunk, vectorName);
     const present: number[] = [];
+    const records: Uint8Array[] = [];
     const absent: number[] = [];
-    const rows = new Float32Array(chunk.length * dimension);
     chunk.forEach((slot, position) => {
       const value = values[position];
-      if (value === undefined) {
-        absent.push(slot);
-        return;
+      if (value === undefined) absent.push(slot);
+      else {
+        present.push(slot);
+        records.push(value);
       }
-      decodeVectorRecordInto(value, rows, present.length * dimension);
-      present.push(slot);
     });
-    if (present.length > 0) await index.upsert(Uint32Array.from(present), rows.subarray(0, present.length * dimension));
+    if (present.length > 0) await upsertPresent(Uint32Array.from(present), records);
     if (absent.length > 0) await index.delete(Uint32Array.from(absent));
   }
 }
 
+/** Re-applies the current stored state of `slots` to a dense `index`: upsert present vectors, delete the rest. */
+async function reapplySlots(collection: Collection, index: VectorIndex, vectorName: string, slots: number[]): Promise<void> {
+  const dimension = index.dimension;
+  await reapplyStored(collection, index, vectorName, slots, async (present, records) => {
+    const rows = new Float32Array(present.length * dimension);
+    records.forEach((record, position) => decodeVectorRecordInto(record, rows, position * dimension));
+    await index.upsert(present, rows);
+  });
+}
+
 /** Re-applies the current stored matrices of `slots` to a multivector index: upsert present ones, delete the rest. */
 async function reapplyMatrices(collection: Collection, index: MultiVectorIndex, vectorName: string, slots: number[]): Promise<void> {
-  for (let start = 0; start < slots.length; start += reapplyChunk) {
-    const chunk = slots.slice(start, start + reapplyChunk);
-    const values = await collection.store.vectorRecords(chunk, vectorName);
-    const present = chunk.filter((_, position) => values[position] !== undefined);
-    const absent = chunk.filter((_, position) => values[position] === undefined);
-    const matrices = values.flatMap((value) => (value === undefined ? [] : [decodeMatrix(value)]));
-    if (present.length > 0) await index.upsertMatrices(Uint32Array.from(present), matrices);
-    if (absent.length > 0) await index.delete(Uint32Array.from(absent));
-  }
+  await reapplyStored(collection, index, vectorName, slots, (present, records) => index.upsertMatrices(present, records.map(decodeMatrix)));
 }
 
 /**
