@@ -80,8 +80,7 @@ pub struct Quantized {
     /// What binary codes were trained on (binary only).
     binary: Option<Codebook>,
     /// Per arena row: code_length bytes of code, then (int8) its f32 correction, little-endian,
-    /// or (binary, asymmetric query) its u32 bit count and f32 |x̂|², so scoring a point reads
-    /// one row.
+    /// or (binary, asymmetric query) its `CodeExtra`, so scoring a point reads one row.
     codes: Rows<u8>,
     /// How many vectors the range was trained on (the index retrains as the collection grows).
     pub trained_on: usize,
@@ -212,10 +211,9 @@ impl Quantized {
         let stored = unsafe { self.codes.row_mut(row) };
         let (code, tail) = stored.split_at_mut(self.code_length);
         if let Some(codebook) = &self.binary {
-            let (bits, squared_norm) = codebook.encode(vector, code);
-            if tail.len() == 8 {
-                tail[..4].copy_from_slice(&bits.to_le_bytes());
-                tail[4..].copy_from_slice(&squared_norm.to_le_bytes());
+            let extra = codebook.encode(vector, code);
+            if tail.len() == Codebook::EXTRA_LENGTH {
+                extra.write(tail);
             }
             return;
         }
