@@ -5,7 +5,8 @@
 // timing. Answers after a restart are checked against brute-force MaxSim written in the test
 // (multivector-reference.ts): the exact scan must equal it, the graph path must score every hit
 // exactly and find ≥ 95% of it. A damaged, truncated, unknown-version or mismatched map file is
-// refused with one warning and the index rebuilt, still answering correctly.
+// refused with one warning and the index rebuilt, still answering correctly. A multivector whose
+// rows are `on_disk` recovers the same way (issue 19: restart tests cover on-disk collections).
 import { cp, readFile, rm, writeFile } from 'node:fs/promises';
 import { Writable } from 'node:stream';
 import { QdrantClient } from '@qdrant/js-client-rest';
@@ -71,9 +72,9 @@ function multivectorWarnings(lines: Record<string, any>[]): Record<string, any>[
   return lines.filter((line) => line.msg === 'no usable multivector checkpoint: rebuilding the index from the point records');
 }
 
-async function create(server: LoggedServer, distance: DistanceName, extra: Record<string, unknown> = {}): Promise<void> {
+async function create(server: LoggedServer, distance: DistanceName, extra: Record<string, unknown> = {}, colbert: Record<string, unknown> = {}): Promise<void> {
   const response = await server.request('PUT', `/collections/${name}`, {
-    vectors: { dense: { size: dimension, distance: 'Cosine' }, colbert: { size: dimension, distance, multivector_config: { comparator: 'max_sim' } } },
+    vectors: { dense: { size: dimension, distance: 'Cosine' }, colbert: { size: dimension, distance, multivector_config: { comparator: 'max_sim' }, ...colbert } },
     ...graphInUseConfig,
     ...extra,
   });
@@ -259,6 +260,47 @@ describe('multivector checkpoint — restart', () => {
       await checkGraph(server, 'Cosine', documents);
     } finally {
       await server.close();
+    }
+  }, 60_000);
+});
+
+describe('multivector checkpoint — on_disk rows', () => {
+  it('on_disk — a multivector whose rows live on disk (int8 codes in RAM) recovers a crash copy from its checkpoint plus the log, answering and returning its matrices as before', async () => {
+    const directory = await newDirectory();
+    const copy = await newDirectory();
+    const documents = seededMatrices(95, 120, dimension);
+    const server = await startLogged(directory, { storage: { checkpoint_operations: 1_000_000 } });
+    try {
+      await create(server, 'Cosine', { quantization_config: { scalar: { type: 'int8' } } }, { on_disk: true });
+      const info = await server.request('GET', `/collections/${name}`);
+      expect(info.body.result.config.params.vectors.colbert.on_disk).toBe(true);
+      await upsert(server, documents, [...documents.keys()]);
+      await waitGreen(server.client, name);
+      expect(await server.app.collections.get(name).checkpoint('test')).toBe(true);
+      await remove(server, documents, [10, 11]);
+      await replace(server, documents, [12, 140], 96);
+      // What a crash leaves behind: the directory as it is, no shutdown checkpoint.
+      await cp(directory, copy, { recursive: true });
+    } finally {
+      await server.close();
+    }
+    const restarted = await startLogged(copy);
+    try {
+      expect(recovery(restarted.lines).colbert).toMatchObject({ source: 'checkpoint' });
+      await exactAnswers(restarted, 'Cosine', documents);
+      await waitGreen(restarted.client, name);
+      await checkGraph(restarted, 'Cosine', documents);
+      const record = await restarted.request('POST', `/collections/${name}/points`, { ids: [12, 140, 10], with_vector: ['colbert'] });
+      const vectors = new Map<number, number[][]>(record.body.result.map((point: { id: number; vector: { colbert: number[][] } }) => [point.id, point.vector.colbert]));
+      expect(vectors.has(10)).toBe(false);
+      for (const id of [12, 140]) {
+        const stored = vectors.get(id)!;
+        expect(stored).toHaveLength(documents.get(id)!.length);
+        // Cosine rows come back normalised: compare directions.
+        stored.forEach((row, index) => expect(referenceScore('Cosine', row, documents.get(id)![index]!)).toBeCloseTo(1, 4));
+      }
+    } finally {
+      await restarted.close();
     }
   }, 60_000);
 });
