@@ -464,14 +464,14 @@ mod tests {
             .collect()
     }
 
-    /// Share of each query's true 10 nearest found among the 30 best by `estimate`.
-    fn recall_in_thirty(queries: &[Vec<f32>], rows: &[Vec<f32>], estimate: impl Fn(&[f32], usize) -> f32) -> f64 {
+    /// Share of each query's true 10 nearest found among the 30 best by `estimate(query, row)`.
+    fn recall_in_thirty(queries: &[Vec<f32>], rows: &[Vec<f32>], estimate: impl Fn(usize, usize) -> f32) -> f64 {
         let mut found = 0usize;
-        for query in queries {
+        for (position, query) in queries.iter().enumerate() {
             let mut truth: Vec<(f32, usize)> =
                 rows.iter().enumerate().map(|(index, row)| (row.iter().zip(query).map(|(x, q)| x * q).sum(), index)).collect();
             truth.sort_by(|a, b| b.0.total_cmp(&a.0));
-            let mut ranked: Vec<(f32, usize)> = (0..rows.len()).map(|index| (estimate(query, index), index)).collect();
+            let mut ranked: Vec<(f32, usize)> = (0..rows.len()).map(|index| (estimate(position, index), index)).collect();
             ranked.sort_by(|a, b| b.0.total_cmp(&a.0));
             let candidates: Vec<usize> = ranked.iter().take(30).map(|(_, index)| *index).collect();
             found += truth.iter().take(10).filter(|(_, index)| candidates.contains(index)).count();
@@ -496,10 +496,11 @@ mod tests {
                 codebook.encode(row, code).write(tail);
             }
             let rebuilt: Vec<Vec<f32>> = codes.iter().map(|code| reconstruction(&codebook, code)).collect();
-            let plain = recall_in_thirty(&queries, &rows, |query, index| rebuilt[index].iter().zip(query).map(|(x, q)| x * q).sum());
+            let plain = recall_in_thirty(&queries, &rows, |position, index| {
+                rebuilt[index].iter().zip(&queries[position]).map(|(x, q)| x * q).sum()
+            });
             let prepared: Vec<BinaryQuery> = queries.iter().map(|query| codebook.prepare_query(query)).collect();
-            let corrected = recall_in_thirty(&queries, &rows, |query, index| {
-                let position = queries.iter().position(|candidate| std::ptr::eq(candidate.as_slice(), query)).unwrap_or(0);
+            let corrected = recall_in_thirty(&queries, &rows, |position, index| {
                 -codebook.distance(&SCALAR, Metric::Cosine, &prepared[position], &codes[index], &tails[index])
             });
             assert!(corrected >= plain + 0.02, "{encoding:?}: corrected {corrected:.3}, plain {plain:.3}");
