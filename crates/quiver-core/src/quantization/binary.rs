@@ -62,7 +62,7 @@ impl QueryEncoding {
 }
 
 /// What an asymmetric code carries beside its bits (`Codebook::EXTRA_LENGTH` bytes, little-endian).
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct CodeExtra {
     /// How many bits of the code are set.
     pub bits: u32,
@@ -73,6 +73,9 @@ pub struct CodeExtra {
 }
 
 impl CodeExtra {
+    /// No correction: what a symmetric code stands for, and a row without its extra.
+    const NEUTRAL: CodeExtra = CodeExtra { bits: 0, squared_norm: 0.0, factor: 1.0 };
+
     pub fn write(&self, tail: &mut [u8]) {
         tail[..4].copy_from_slice(&self.bits.to_le_bytes());
         tail[4..8].copy_from_slice(&self.squared_norm.to_le_bytes());
@@ -87,7 +90,7 @@ impl CodeExtra {
                 squared_norm: f32::from_le_bytes([*e, *f, *g, *h]),
                 factor: f32::from_le_bytes([*i, *j, *k, *l]),
             },
-            _ => CodeExtra { bits: 0, squared_norm: 0.0, factor: 1.0 },
+            _ => CodeExtra::NEUTRAL,
         }
     }
 }
@@ -232,7 +235,7 @@ impl Codebook {
     pub const EXTRA_LENGTH: usize = 12;
 
     /// Writes the code of `vector`; returns what an asymmetric score needs beside it (symmetric
-    /// codebooks need only the bits, and the rest is left at its default).
+    /// codebooks need only the bits: the rest is `CodeExtra::NEUTRAL`'s).
     pub fn encode(&self, vector: &[f32], code: &mut [u8]) -> CodeExtra {
         code.fill(0);
         let mut bits = 0u32;
@@ -258,7 +261,7 @@ impl Codebook {
             }
         }
         if !asymmetric {
-            return CodeExtra { bits, squared_norm: 0.0, factor: 1.0 };
+            return CodeExtra { bits, ..CodeExtra::NEUTRAL };
         }
         let (mut squared_norm, mut centred_squared, mut agreement) = (0f64, 0f64, 0f64);
         for ((value, rebuilt), mean) in vector.iter().zip(&reconstruction).zip(&self.means) {
