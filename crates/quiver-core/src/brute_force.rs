@@ -14,21 +14,8 @@ const LOOKAHEAD: usize = 8;
 /// Asks the CPU to load every cache line of `vector`. A hint only: it never faults.
 #[inline(always)]
 fn prefetch(vector: Row<'_>) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        const LINE_BYTES: usize = 64;
-        let (first, bytes) = vector.bytes();
-        let start = first as usize & !(LINE_BYTES - 1);
-        let end = first as usize + bytes;
-        let mut line = start;
-        while line < end {
-            // SAFETY: prefetch is a hint; the lines belong to the vector's own allocation.
-            unsafe { std::arch::x86_64::_mm_prefetch(line as *const i8, std::arch::x86_64::_MM_HINT_T0) };
-            line += LINE_BYTES;
-        }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = vector;
+    let (start, length) = vector.bytes();
+    crate::prefetch::lines(start, length);
 }
 
 /// Scores the given slots (skipping any that are not live) into `top`.

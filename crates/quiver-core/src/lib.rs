@@ -13,6 +13,7 @@ pub mod index;
 pub mod mapped;
 pub mod mmr;
 pub mod pending;
+pub mod prefetch;
 pub mod quantization;
 pub mod rows;
 pub mod sparse;

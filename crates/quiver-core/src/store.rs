@@ -16,6 +16,9 @@ const DELETED: u32 = 1 << 31;
 const ROW_MASK: u32 = DELETED - 1;
 /// Rows are stored +1 so that zero (fresh memory) means "no vector".
 const MAX_ROWS: u32 = ROW_MASK - 1;
+/// How much of a row `prefetch` asks for: all of a 128-d float32 row (8 lines); longer rows
+/// get their first 1 KiB, after which the hardware prefetcher has seen the pattern.
+const PREFETCH_BYTES: usize = 1024;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SlotState {
@@ -151,9 +154,9 @@ impl VectorStore {
         &self.link_space
     }
 
-    /// Asks the CPU to start loading the first cache line of `slot`'s vector; the hardware
-    /// prefetcher follows the rest. Issued for a node's unvisited neighbours before scoring
-    /// them, so their loads overlap instead of stalling one after another.
+    /// Asks the CPU to start loading `slot`'s vector (its first `PREFETCH_BYTES`). Issued for a
+    /// node's unvisited neighbours before scoring them, so their loads overlap instead of
+    /// stalling one after another.
     /// Returns the vector and whether the slot is live, from one slot-table read.
     #[inline(always)]
     pub fn prefetch(&self, slot: u32) -> Option<(Row<'_>, bool)> {
@@ -162,11 +165,8 @@ impl VectorStore {
             return None;
         }
         let vector = self.arena.row(((entry & ROW_MASK) - 1) as usize);
-        #[cfg(target_arch = "x86_64")]
-        // SAFETY: prefetch is a hint; the address is a valid row.
-        unsafe {
-            std::arch::x86_64::_mm_prefetch(vector.bytes().0 as *const i8, std::arch::x86_64::_MM_HINT_T0);
-        }
+        let (start, length) = vector.bytes();
+        crate::prefetch::lines(start, length.min(PREFETCH_BYTES));
         Some((vector, entry & DELETED == 0))
     }
 

@@ -157,6 +157,14 @@ impl Graph {
         self.entry.store(packed, Ordering::Release);
     }
 
+    /// A prefetch hint for `slot`'s level-0 link row (count and ids); nothing if it has none.
+    #[inline(always)]
+    pub(crate) fn prefetch_level0_links(&self, slot: u32) {
+        if let Some(row) = self.level0.get(slot as usize) {
+            crate::prefetch::lines(row.as_ptr() as *const u8, std::mem::size_of_val(row));
+        }
+    }
+
     /// The link row ([count, ids...]) of `slot` at `level`, if the node has that level.
     #[inline(always)]
     pub fn links(&self, slot: u32, level: usize) -> Option<&[AtomicU32]> {

@@ -80,6 +80,13 @@ impl Graph {
             }
             let Some(row) = self.links(candidate.slot, level) else { continue };
             let count = (row[0].load(Ordering::Acquire) as usize).min(row.len() - 1);
+            if level == 0 {
+                // The next candidate's link row is read right after this one is expanded: start
+                // loading it now, as hnswlib does, so that read does not stall the loop.
+                if let Some(Reverse(next)) = candidates.peek() {
+                    self.prefetch_level0_links(next.slot);
+                }
+            }
             fresh.clear();
             for cell in &row[1..=count] {
                 let slot = cell.load(Ordering::Relaxed);

@@ -288,12 +288,9 @@ impl VectorIndex {
         const AHEAD: usize = 2;
         let prefetch_row = |position: usize| {
             if let Some(neighbor) = found.get(position) {
-                if let Some((_row, _)) = store.prefetch(neighbor.slot) {
-                    #[cfg(target_arch = "x86_64")]
-                    {
-                        let (start, length) = _row.bytes();
-                        crate::quantization::prefetch_lines(start, length);
-                    }
+                if let Some((row, _)) = store.prefetch(neighbor.slot) {
+                    let (start, length) = row.bytes();
+                    crate::prefetch::lines(start, length);
                 }
             }
         };

@@ -252,7 +252,7 @@ fn int8_profile_distance_kernels_and_searches_at_768_dimensions() {
     // first line only (as before) or every line of each int8 code. Min of 20 rounds (shared host).
     let first_line = |row: u32| {
         if let Some(stored) = quantized_row_start(&quantized, row) {
-            crate::quantization::prefetch_lines(stored, 1);
+            crate::prefetch::lines(stored, 1);
         }
     };
     for (label, whole) in [("int8 walk batch, first line prefetched", false), ("int8 walk batch, whole code prefetched", true)] {
@@ -289,7 +289,7 @@ fn int8_profile_distance_kernels_and_searches_at_768_dimensions() {
                 for (position, _) in batch.iter().enumerate() {
                     if ahead && position + 2 < batch.len() {
                         let next = vector(position + 2);
-                        crate::quantization::prefetch_lines(next.as_ptr() as *const u8, dimension * 4);
+                        crate::prefetch::lines(next.as_ptr() as *const u8, dimension * 4);
                     }
                     sink += space.distance(query, vector(position));
                 }

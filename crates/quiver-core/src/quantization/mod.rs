@@ -244,12 +244,9 @@ impl Quantized {
     /// out of cache an int8 distance cost half a float32 one instead of a quarter).
     #[inline(always)]
     pub fn prefetch(&self, row: u32) {
-        #[cfg(target_arch = "x86_64")]
         if let Some(stored) = self.codes.get(row as usize) {
-            prefetch_lines(stored.as_ptr(), stored.len());
+            crate::prefetch::lines(stored.as_ptr(), stored.len());
         }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = row;
     }
 
     /// Estimated internal distance (smaller is better, as distance/mod.rs) from the query to
@@ -283,20 +280,6 @@ impl Quantized {
 }
 
 /// The central `quantile` of the values: [low, high] holding that share of them.
-/// Prefetch hints for every 64-byte line of `length` bytes from `start`.
-#[cfg(target_arch = "x86_64")]
-#[inline(always)]
-pub fn prefetch_lines(start: *const u8, length: usize) {
-    let first = start as usize & !63;
-    let end = start as usize + length;
-    let mut line = first;
-    while line < end {
-        // SAFETY: prefetch is a hint and never faults; the lines overlap the caller's row.
-        unsafe { std::arch::x86_64::_mm_prefetch(line as *const i8, std::arch::x86_64::_MM_HINT_T0) };
-        line += 64;
-    }
-}
-
 fn range_of(values: &[f32], quantile: f32) -> (f32, f32) {
     if values.is_empty() {
         return (-1.0, 1.0);
