@@ -66,6 +66,10 @@ impl Graph {
                 break;
             }
             let Some(row) = self.links(candidate.slot, 0) else { continue };
+            // As in search.rs: the next candidate's links load while this one is expanded.
+            if let Some(Reverse(next)) = candidates.peek() {
+                self.prefetch_level0_links(next.slot);
+            }
             let count = (row[0].load(Ordering::Acquire) as usize).min(row.len() - 1);
             fresh.clear();
             for cell in &row[1..=count] {
