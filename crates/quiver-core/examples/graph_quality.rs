@@ -4,7 +4,8 @@
 //! `cargo run --release -p quiver-core --example graph_quality -- [count] [dimension] [threads] [output directory]`
 //! With an output directory it also writes base.f32, queries.f32 and truth.i32 (10 ids per
 //! query), the files bench/ann/native/hnswlib_bench.cpp reads, so hnswlib can be scored on the
-//! very same data.
+//! very same data. Also the fixed, seeded workload to run under `perf` or valgrind when the
+//! search loop changes.
 
 use quiver_core::{IndexParams, Metric, SearchParams, VectorIndex};
 use std::time::Instant;
