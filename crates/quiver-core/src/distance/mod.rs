@@ -338,7 +338,7 @@ mod tests {
                 }
             }
         }
-        // Through a Space, for every metric, float32 rows or not: the same as four single calls.
+        // Through a Space, for every metric and its link space: the same as four single calls.
         let query = sample(100, 2);
         let rows: Vec<Vec<f32>> = (0..4).map(|row| sample(100, 21 + row)).collect();
         for metric in [Metric::Cosine, Metric::Dot, Metric::Euclid, Metric::Manhattan] {

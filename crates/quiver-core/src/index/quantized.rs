@@ -288,7 +288,7 @@ impl VectorIndex {
         const AHEAD: usize = 2;
         let prefetch_row = |position: usize| {
             if let Some(neighbor) = found.get(position) {
-                if let Some((row, _)) = store.prefetch(neighbor.slot) {
+                if let Some(row) = store.vector(neighbor.slot) {
                     let (start, length) = row.bytes();
                     crate::prefetch::lines(start, length);
                 }
