@@ -181,7 +181,7 @@ impl Shared {
 
     fn run_worker(&self) {
         // Searches first: a builder only takes the cores they leave (background_priority.rs).
-        crate::background_priority::lower_current_thread();
+        crate::background_priority::lower_current_thread(crate::background_priority::BUILDER_NICE_INCREMENT);
         while let Some(slot) = self.pending.take(BUILDER_IDLE) {
             let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.link(slot)));
             if result.is_err() {
@@ -245,7 +245,7 @@ impl VectorIndex {
 
     fn worker_count(&self) -> usize {
         match self.shared.params.indexing_threads {
-            0 => std::thread::available_parallelism().map_or(1, |cores| cores.get()),
+            0 => crate::cores::available(),
             threads => threads,
         }
     }

@@ -5,6 +5,7 @@ pub mod background_priority;
 pub mod bitset;
 pub mod brute_force;
 pub mod checkpoint;
+pub mod cores;
 pub mod crc32;
 pub mod distance;
 pub mod error;

@@ -7,6 +7,7 @@
 //! whose value is built on the JS thread. At environment teardown the threads are told to stop
 //! after their current job; they are not joined, so a long job cannot hang process exit.
 
+use quiver_core::background_priority::SEARCH_NICE_INCREMENT;
 use std::collections::VecDeque;
 use std::sync::{Condvar, Mutex, OnceLock};
 
@@ -26,16 +27,20 @@ static POOL: OnceLock<&'static Pool> = OnceLock::new();
 static FILE_POOL: OnceLock<&'static Pool> = OnceLock::new();
 
 fn thread_count() -> usize {
-    std::thread::available_parallelism().map_or(2, |cores| cores.get()).clamp(1, 64)
+    quiver_core::cores::available().clamp(1, 64)
 }
 
 impl Pool {
-    fn start(name: &str, threads: usize) -> &'static Pool {
+    /// `nice`: how many steps below the JS thread its threads run (background_priority.rs).
+    fn start(name: &str, threads: usize, nice: i32) -> &'static Pool {
         // Leaked on purpose: threads that outlive a job may still touch it during exit.
         let pool: &'static Pool =
             Box::leak(Box::new(Pool { state: Mutex::new(PoolState { jobs: VecDeque::new(), shutdown: false }), ready: Condvar::new() }));
         for number in 0..threads {
-            let _ = std::thread::Builder::new().name(format!("{name}-{number}")).spawn(move || pool.run());
+            let _ = std::thread::Builder::new().name(format!("{name}-{number}")).spawn(move || {
+                quiver_core::background_priority::lower_current_thread(nice);
+                pool.run()
+            });
         }
         pool
     }
@@ -80,11 +85,12 @@ impl Pool {
     }
 }
 
-fn shared(cell: &'static OnceLock<&'static Pool>, env: &napi::Env, name: &str, threads: usize) -> &'static Pool {
+// `threads` is asked only when the pool is created: this runs on every search hand-off.
+fn shared(cell: &'static OnceLock<&'static Pool>, env: &napi::Env, name: &str, threads: fn() -> usize, nice: i32) -> &'static Pool {
     let mut created = false;
     let pool = *cell.get_or_init(|| {
         created = true;
-        Pool::start(name, threads)
+        Pool::start(name, threads(), nice)
     });
     if created {
         let _ = env.add_env_cleanup_hook(pool, |pool| pool.shutdown());
@@ -92,15 +98,16 @@ fn shared(cell: &'static OnceLock<&'static Pool>, env: &napi::Env, name: &str, t
     pool
 }
 
-/// The process-wide pool for searches and upserts (one thread per core); the first caller
+/// The process-wide pool for searches and upserts (one thread per core, a little below the JS
+/// thread's priority: background_priority.rs); the first caller
 /// registers its teardown with `env`.
 pub fn pool(env: &napi::Env) -> &'static Pool {
-    shared(&POOL, env, "quiver-kernel", thread_count())
+    shared(&POOL, env, "quiver-kernel", thread_count, SEARCH_NICE_INCREMENT)
 }
 
 /// One thread for checkpoint save and load: a multi-second write of a large index must not
 /// take a search thread, and checkpoints of many collections run one after another rather
 /// than all at once against the disk.
 pub fn file_pool(env: &napi::Env) -> &'static Pool {
-    shared(&FILE_POOL, env, "quiver-files", 1)
+    shared(&FILE_POOL, env, "quiver-files", || 1, 0)
 }

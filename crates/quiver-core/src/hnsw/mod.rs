@@ -90,7 +90,7 @@ impl Drop for NodeGuard<'_> {
 
 impl Graph {
     pub fn new(params: GraphParams) -> Graph {
-        let pool = std::thread::available_parallelism().map_or(4, |cores| cores.get()).clamp(4, 64) * 2;
+        let pool = crate::cores::available().clamp(4, 64) * 2;
         Graph {
             params,
             levels: Rows::new(1),

@@ -147,7 +147,7 @@ impl Shared {
     }
 
     fn encode_rows(&self, quantized: &Arc<Quantized>, rows: u32) {
-        crate::background_priority::lower_current_thread();
+        crate::background_priority::lower_current_thread(crate::background_priority::BUILDER_NICE_INCREMENT);
         for row in 0..rows {
             if row % 4096 == 0 && (self.pending.is_shut_down() || !self.is_building(quantized)) {
                 return;
