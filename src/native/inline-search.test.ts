@@ -99,13 +99,19 @@ function busyFor(milliseconds: number): void {
   while (performance.now() < until);
 }
 
+/** Lets queued microtasks run, as an `await` of a settled search does. */
+async function settled(): Promise<void> {
+  await Promise.resolve();
+}
+
 describe('InlineGate', () => {
-  it('inline gate — at most INLINE_BUDGET_MS of inline searches while the event loop never waits and the thread does other work', () => {
+  it('inline gate — at most INLINE_BUDGET_MS of inline searches while the event loop never waits and the thread does other work', async () => {
     const gate = new InlineGate();
     let admitted = 0;
     while (gate.admit(0)) {
       // Charged far more than the real time passing: as if searches were a small share.
       gate.spend(0.5);
+      await settled();
       admitted += 1;
       expect(admitted).toBeLessThan(1000);
       busyFor(1);
@@ -113,7 +119,7 @@ describe('InlineGate', () => {
     expect(admitted).toBe(Math.ceil(INLINE_BUDGET_MS / 0.5));
   });
 
-  it('inline gate — the budget is renewed without a wait when searches took nearly all the time', () => {
+  it('inline gate — the budget is renewed without a wait when searches took nearly all the time', async () => {
     const gate = new InlineGate();
     let last = performance.now();
     for (let search = 0; search < 100; search += 1) {
@@ -122,6 +128,7 @@ describe('InlineGate', () => {
       // All of the time since the last search, as if nothing but searches ran.
       const now = performance.now();
       gate.spend((now - last) / INLINE_SEARCH_SHARE);
+      await settled();
       last = now;
     }
   });
@@ -131,6 +138,7 @@ describe('InlineGate', () => {
     // Used up with the thread mostly busy elsewhere, so only a wait renews it.
     while (gate.admit(0)) {
       gate.spend(0.5);
+      await settled();
       busyFor(1);
     }
     // Wait until the event loop has really sat idle in its poll phase: a timer alone may find
@@ -148,6 +156,37 @@ describe('InlineGate', () => {
     const gate = new InlineGate();
     expect(gate.admit(1)).toBe(false);
     expect(gate.admit(0)).toBe(true);
+  });
+
+  it('inline gate — a search asked for before the last inline one has settled goes to the pool', async () => {
+    const gate = new InlineGate();
+    expect(gate.admit(0)).toBe(true);
+    gate.spend(0.01);
+    // Same microtask: a caller that started several searches without awaiting each.
+    expect(gate.admit(0)).toBe(false);
+    // A caller that awaited the first one asks only after it settled.
+    await settled();
+    expect(gate.admit(0)).toBe(true);
+  });
+
+  it('inline search — searches started together run on the pool, one awaited at a time run inline', async () => {
+    const index = await builtIndex();
+    const queries = xorshiftVectors(queryCount, dimension, 11);
+    const handle = (index as unknown as { handle: { searchSync: (...values: unknown[]) => unknown; search: (...values: unknown[]) => unknown } }).handle;
+    const counts = { inline: 0, pool: 0 };
+    const inline = handle.searchSync.bind(handle);
+    const pooled = handle.search.bind(handle);
+    handle.searchSync = (...values) => ((counts.inline += 1), inline(...values));
+    handle.search = (...values) => ((counts.pool += 1), pooled(...values));
+    await allInFlight(index, queries);
+    // At most the first runs inline (none if the budget is spent); the rest were asked for before it settled.
+    expect(counts.inline).toBeLessThanOrEqual(1);
+    expect(counts.inline + counts.pool).toBe(queryCount);
+    counts.inline = counts.pool = 0;
+    // Awaited one by one: inline, but for budget overruns on a slow machine.
+    for (let number = 0; number < 20; number += 1) await index.search(query(queries, number), 10, { ef: 32 });
+    expect(counts.inline).toBeGreaterThan(counts.pool);
+    index.close();
   });
 
   it('inline gate — off means never', () => {

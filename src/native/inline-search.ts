@@ -12,8 +12,10 @@
 // there is nothing for a hop to make room for — and on a busy machine one hop can cost
 // milliseconds). A saturated server neither waits nor only searches (HTTP takes most of its
 // time), so after one budget its searches go to the pool, and while any search is pending there
-// none runs inline (so under load both cores search until the pool drains). A search that turns out expensive (a large unlinked tail scanned exactly, every time)
-// sends its index to the pool for a while.
+// none runs inline (so under load both cores search until the pool drains). Nor does one asked
+// for before the last inline search has settled (a caller that started many at once: they get
+// both cores too; see InlineGate.spend). A search that turns out expensive (a large unlinked
+// tail scanned exactly, every time) sends its index to the pool for a while.
 import { performance } from 'node:perf_hooks';
 
 /**
@@ -46,6 +48,8 @@ export class InlineGate {
   private lastIdleMs = -1;
   private spentMs = 0;
   private budgetStartMs = 0;
+  /** Inline searches whose microtask has not run yet (see spend). */
+  private unsettled = 0;
 
   /**
    * May the next search run on the JS thread, with `pending` searches already on the pool?
@@ -53,7 +57,7 @@ export class InlineGate {
    * inline search would only delay delivering their results.
    */
   admit(pending: number): boolean {
-    if (!inlineEnabled || pending > 0) return false;
+    if (!inlineEnabled || pending > 0 || this.unsettled > 0) return false;
     const idleMs = this.timing.idleTime;
     if (idleMs !== this.lastIdleMs) {
       this.lastIdleMs = idleMs;
@@ -72,10 +76,22 @@ export class InlineGate {
     this.budgetStartMs = performance.now();
   }
 
-  /** Charges an inline search's time to the budget. */
+  /**
+   * Charges an inline search's time to the budget. Until the current microtask queue moves on,
+   * the search counts as unsettled: a search asked for meanwhile comes from a caller that did not
+   * wait for this one (many started at once, `Promise.all` style), so the load is more than one
+   * at a time and it goes to the pool, where both cores serve it. A caller that awaits each
+   * search asks for the next one only after this microtask has run.
+   */
   spend(elapsedMs: number): void {
     this.spentMs += elapsedMs;
+    this.unsettled += 1;
+    queueMicrotask(this.settle);
   }
+
+  private readonly settle = (): void => {
+    this.unsettled -= 1;
+  };
 }
 
 /** Per index: whether its recent inline searches stayed cheap. */
