@@ -57,10 +57,22 @@ export function methodLabel(method: string): string {
 /** The label of requests that matched no route, whatever their path. */
 export const unmatchedRoute = 'unmatched';
 
-/** `/collections/:collection_name/points` -> `/collections/{collection_name}/points`. */
+/** Labels already worked out, by route URL: bounded by the routes the server registers. */
+const templateLabels = new Map<string, string>();
+
+/**
+ * `/collections/:collection_name/points` -> `/collections/{collection_name}/points`. Asked once
+ * per response, so each route's label is worked out once (a regex replace per request was ~1% of
+ * the JS thread's time under load: docs/architecture.md §23).
+ */
 export function routeTemplateLabel(routeUrl: string | undefined): string {
   if (routeUrl === undefined) return unmatchedRoute;
-  return routeUrl.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+  let label = templateLabels.get(routeUrl);
+  if (label === undefined) {
+    label = routeUrl.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+    templateLabels.set(routeUrl, label);
+  }
+  return label;
 }
 
 // The storage size is read at most this often, and a read that takes longer than this is not
