@@ -122,14 +122,20 @@ function bestAt(points: Point[], level: number): Point | undefined {
 }
 
 /**
- * Bytes a kernel `Rows` store (crates/quiver-core/src/rows.rs) allocates for `count` rows of
- * `rowBytes`: segments of 1024, 2048, 4096… rows, allocated whole. The same rule sizes the float
- * arena and the code rows, so ratios compare allocations with allocations.
+ * Bytes a kernel `Rows` store (crates/quiver-core/src/rows.rs) reports for `count` rows of
+ * `rowBytes`: segments of 1024, 2048, 4096… rows; one under 256 KiB counts whole, a larger one (an
+ * anonymous mapping) up to the page holding the last row. The same rule sizes the float arena and
+ * the code rows, so ratios compare like with like.
  */
 function rowsAllocatedBytes(count: number, rowBytes: number): number {
-  let rows = 0;
-  for (let segment = 0; rows < count; segment += 1) rows += 1024 << segment;
-  return rows * rowBytes;
+  const lazySegmentBytes = 256 << 10;
+  const pageBytes = 4096;
+  let total = 0;
+  for (let segment = 0, first = 0; first < count; first += 1024 << segment, segment += 1) {
+    const size = (1024 << segment) * rowBytes;
+    total += size < lazySegmentBytes ? size : Math.min(size, Math.ceil(((count - first) * rowBytes) / pageBytes) * pageBytes);
+  }
+  return total;
 }
 
 const mb = (value: number | undefined) => (value === undefined ? 'n/a' : `${(value / 1024 / 1024).toFixed(1)} MB`);

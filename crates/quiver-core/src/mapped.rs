@@ -64,9 +64,19 @@ mod imp {
         }
     }
 
+    /// `bytes` of anonymous zeroed memory (None if the system refuses): the kernel hands out a
+    /// page only when it is first written, so an untouched tail costs address space, not RAM.
+    pub fn map_anonymous(bytes: usize) -> Option<*mut u8> {
+        // SAFETY: an anonymous private mapping with no file; the result is checked.
+        let pointer = unsafe {
+            libc::mmap(std::ptr::null_mut(), bytes, libc::PROT_READ | libc::PROT_WRITE, libc::MAP_PRIVATE | libc::MAP_ANONYMOUS, -1, 0)
+        };
+        (pointer != libc::MAP_FAILED).then_some(pointer as *mut u8)
+    }
+
     /// # Safety
-    /// `pointer` and `bytes` come from one `map_zeroed` or `map_read_only` call and nothing
-    /// uses the region after.
+    /// `pointer` and `bytes` come from one `map_zeroed`, `map_anonymous` or `map_read_only`
+    /// call and nothing uses the region after.
     pub unsafe fn unmap(pointer: *mut u8, bytes: usize) {
         libc::munmap(pointer as *mut libc::c_void, bytes);
     }
@@ -108,8 +118,13 @@ mod imp {
         Err(KernelError::invalid("on_disk vectors need Linux (memory-mapped files); this build keeps vectors in RAM only".to_string()))
     }
 
+    /// None here: heap rows then come from the allocator (rows.rs).
+    pub fn map_anonymous(_bytes: usize) -> Option<*mut u8> {
+        None
+    }
+
     /// # Safety
-    /// Never called: `map_zeroed` never succeeds here.
+    /// Never called: `map_zeroed` and `map_anonymous` never succeed here.
     pub unsafe fn unmap(_pointer: *mut u8, _bytes: usize) {}
 
     pub fn map_read_only(_file: &std::fs::File, _bytes: usize) -> KernelResult<*mut u8> {
@@ -121,7 +136,7 @@ mod imp {
     }
 }
 
-pub use imp::{map_read_only, map_zeroed, resident_bytes, unmap};
+pub use imp::{map_anonymous, map_read_only, map_zeroed, resident_bytes, unmap};
 
 /// A whole file's bytes, mapped read-only where the system allows it, else read into the heap;
 /// unmapped when dropped. The dense checkpoint loader reads through it (checkpoint.rs), so a

@@ -5,16 +5,26 @@
 //! two loads (segment pointer, then the row) and never wait for growth: a growing writer only
 //! publishes a new segment pointer, nothing is copied. This is how the arena and the link
 //! lists grow while searches run.
+//!
+//! Doubling segments leave up to half of the newest one unused (100k rows fill 77% of the
+//! 130k allocated). Heap segments of `LAZY_SEGMENT_BYTES` (256 KiB) or more are therefore anonymous
+//! mappings (mapped.rs), whose pages the operating system provides when first written, and the
+//! memory reported for them stops at the highest row ever ensured: RAM in use, not address space
+//! (docs/architecture.md §24). Smaller segments come from the allocator, counted whole.
 
 use std::alloc::{alloc_zeroed, dealloc, Layout};
 use std::marker::PhantomData;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicPtr, Ordering};
+use std::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 const BASE_ROWS: usize = 1024;
 const SEGMENTS: usize = 32;
 const ALIGN: usize = 64;
+/// Heap segments at least this large are mapped lazily (see the module comment).
+const LAZY_SEGMENT_BYTES: usize = 256 << 10;
+/// The unit in which the operating system hands out a mapping's memory.
+const PAGE_BYTES: usize = 4096;
 
 /// Types for which all-zero bytes are a valid value, so segments can come from `alloc_zeroed`.
 ///
@@ -34,6 +44,8 @@ pub struct Rows<T: Zeroable> {
     row_length: usize,
     segments: [AtomicPtr<T>; SEGMENTS],
     growth: Mutex<()>,
+    /// One past the highest row ever ensured: where the written part of the rows ends.
+    touched_rows: AtomicUsize,
     /// Where segments are file-backed (`on_disk` vectors: mapped.rs); None = heap memory.
     mapped_directory: Option<PathBuf>,
     _owns: PhantomData<T>,
@@ -60,6 +72,7 @@ impl<T: Zeroable> Rows<T> {
             row_length,
             segments: std::array::from_fn(|_| AtomicPtr::new(std::ptr::null_mut())),
             growth: Mutex::new(()),
+            touched_rows: AtomicUsize::new(0),
             mapped_directory: None,
             _owns: PhantomData,
         }
@@ -87,6 +100,11 @@ impl<T: Zeroable> Rows<T> {
         self.row_length
     }
 
+    /// Whether heap segment `segment` is an anonymous mapping rather than an allocation.
+    fn is_lazy(&self, segment: usize) -> bool {
+        cfg!(target_os = "linux") && self.mapped_directory.is_none() && self.layout(segment).size() >= LAZY_SEGMENT_BYTES
+    }
+
     fn layout(&self, segment: usize) -> Layout {
         let elements = (BASE_ROWS << segment) * self.row_length;
         Layout::from_size_align(elements * std::mem::size_of::<T>().max(1), ALIGN).expect("segment layout")
@@ -102,6 +120,7 @@ impl<T: Zeroable> Rows<T> {
     /// `ensure` that reports a failure to map a file-backed segment (disk full, no directory)
     /// instead of panicking; heap segments still abort on allocation failure as `alloc` does.
     pub fn try_ensure(&self, row: usize) -> crate::error::KernelResult<()> {
+        self.touched_rows.fetch_max(row + 1, Ordering::Relaxed);
         let (segment, _) = locate(row);
         if !self.segments[segment].load(Ordering::Acquire).is_null() {
             return Ok(());
@@ -115,9 +134,15 @@ impl<T: Zeroable> Rows<T> {
             // A fresh file reads as zeroes, a valid T by the Zeroable contract; mmap aligns to pages.
             Some(directory) => crate::mapped::map_zeroed(directory, layout.size())? as *mut T,
             None => {
-                // SAFETY: non-zero size layout; zeroed memory is a valid T by the Zeroable contract.
-                let pointer = unsafe { alloc_zeroed(layout) } as *mut T;
+                let pointer = if self.is_lazy(segment) {
+                    // Page aligned, so ALIGN holds; zero pages are a valid T by the Zeroable contract.
+                    crate::mapped::map_anonymous(layout.size()).unwrap_or(std::ptr::null_mut()) as *mut T
+                } else {
+                    // SAFETY: non-zero size layout; zeroed memory is a valid T by the Zeroable contract.
+                    unsafe { alloc_zeroed(layout) as *mut T }
+                };
                 if pointer.is_null() {
+                    // As the allocator does when memory runs out.
                     std::alloc::handle_alloc_error(layout);
                 }
                 pointer
@@ -179,12 +204,25 @@ impl<T: Zeroable> Rows<T> {
         std::slice::from_raw_parts_mut(self.pointer(row), self.row_length)
     }
 
-    /// Bytes currently allocated on the heap (0 for mapped rows: see `mapped_bytes`).
+    /// Bytes of heap memory in use (0 for mapped rows: see `mapped_bytes`): whole allocated
+    /// segments, and of a lazily mapped one the pages up to the highest row ensured.
     pub fn allocated_bytes(&self) -> usize {
         if self.is_mapped() {
             return 0;
         }
-        self.segment_bytes()
+        let touched = self.touched_rows.load(Ordering::Relaxed);
+        let row_bytes = self.row_length * std::mem::size_of::<T>().max(1);
+        (0..SEGMENTS)
+            .filter(|segment| !self.segments[*segment].load(Ordering::Acquire).is_null())
+            .map(|segment| {
+                let size = self.layout(segment).size();
+                if !self.is_lazy(segment) {
+                    return size;
+                }
+                let first = BASE_ROWS * ((1usize << segment) - 1);
+                (touched.saturating_sub(first) * row_bytes).next_multiple_of(PAGE_BYTES).min(size)
+            })
+            .sum()
     }
 
     /// Bytes of file-backed segments mapped (0 for heap rows); not all of it is in RAM.
@@ -225,7 +263,7 @@ impl<T: Zeroable> Drop for Rows<T> {
             if pointer.is_null() {
                 continue;
             }
-            if self.mapped_directory.is_some() {
+            if self.mapped_directory.is_some() || self.is_lazy(segment) {
                 // SAFETY: mapped in `try_ensure` with exactly this size; nobody holds a row now.
                 unsafe { crate::mapped::unmap(pointer as *mut u8, self.layout(segment).size()) };
             } else {
@@ -253,6 +291,32 @@ mod tests {
             }
         }
         assert!(locate(u32::MAX as usize).0 < SEGMENTS);
+    }
+
+    #[test]
+    fn memory_of_a_large_segment_is_counted_up_to_the_highest_row_ensured() {
+        // 512-byte rows: every segment is 512 KiB or more, so each is mapped lazily.
+        let rows: Rows<f32> = Rows::new(128);
+        let row_bytes: usize = 128 * 4;
+        rows.ensure(10);
+        assert_eq!(rows.allocated_bytes(), (11 * row_bytes).next_multiple_of(PAGE_BYTES));
+        rows.ensure(BASE_ROWS + 100);
+        assert_eq!(rows.allocated_bytes(), BASE_ROWS * row_bytes + (101 * row_bytes).next_multiple_of(PAGE_BYTES));
+        // Written rows read back; the untouched rest of a segment reads as zeroes.
+        unsafe { rows.row_mut(BASE_ROWS + 100)[5] = 2.5 };
+        assert_eq!(rows.row(BASE_ROWS + 100)[5], 2.5);
+        assert!(rows.row(BASE_ROWS + 2000).iter().all(|value| *value == 0.0));
+        // Never more than the segments' whole size.
+        rows.ensure(3 * BASE_ROWS - 1);
+        assert_eq!(rows.allocated_bytes(), rows.segment_bytes());
+    }
+
+    #[test]
+    fn small_segments_come_from_the_allocator_and_count_whole() {
+        // 4-byte rows: segment 0 is 4 KiB, below the lazy size.
+        let rows: Rows<u32> = Rows::new(1);
+        rows.ensure(0);
+        assert_eq!(rows.allocated_bytes(), BASE_ROWS * 4);
     }
 
     #[test]
