@@ -200,7 +200,7 @@ async function runDataset(dataset: Dataset, launchers: PeerLaunchers): Promise<{
   if (loopNotes.length > 0) {
     lines.push(`Python peers pay their call loop: the same loop calling a function that does nothing costs ${loopNotes.join(', ')} per query (not subtracted).`, '');
   }
-  lines.push('| index | build, 1 thread | build, 2 threads | memory (RSS growth of the build) | memory (self-reported, allocated) |', '|---|---|---|---|---|');
+  lines.push('| index | build, 1 thread | build, 2 threads | memory (RSS growth of the build) | memory (self-reported: in use for QuiverDB, allocated for peers) |', '|---|---|---|---|---|');
   for (const row of [asyncRow, ...peers()]) {
     const name = row === asyncRow ? 'QuiverDB' : row.name;
     lines.push(`| ${name} | ${format.ms(row.build1Ms)} | ${format.ms(row.build2Ms)} | ${format.mb(row.rssBytes)} | ${format.mb(row.reportedBytes)} |`);

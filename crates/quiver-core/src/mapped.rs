@@ -9,6 +9,9 @@
 //! can ever be found by the next run. The durable copies of the vectors are the store's vector
 //! records and the checksummed checkpoint (docs/architecture.md §5), from which a loaded index
 //! refills its mapped arena.
+//!
+//! `map_anonymous` is the same system call without a file: large heap segments of `Rows` whose
+//! pages are only given memory when written (docs/architecture.md §24).
 
 use crate::error::{ErrorCode, KernelError, KernelResult};
 use std::path::Path;
