@@ -120,7 +120,11 @@ impl<T: Zeroable> Rows<T> {
     /// `ensure` that reports a failure to map a file-backed segment (disk full, no directory)
     /// instead of panicking; heap segments still abort on allocation failure as `alloc` does.
     pub fn try_ensure(&self, row: usize) -> crate::error::KernelResult<()> {
-        self.touched_rows.fetch_max(row + 1, Ordering::Relaxed);
+        // A plain load first: most calls are for rows below the mark, and a read-modify-write
+        // on every ensure would bounce the line between builder threads for nothing.
+        if row >= self.touched_rows.load(Ordering::Relaxed) {
+            self.touched_rows.fetch_max(row + 1, Ordering::Relaxed);
+        }
         let (segment, _) = locate(row);
         if !self.segments[segment].load(Ordering::Acquire).is_null() {
             return Ok(());
