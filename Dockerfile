@@ -13,9 +13,10 @@ COPY .cargo ./.cargo
 COPY crates ./crates
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
-# The web dashboard's sources; `npm run build` bundles them into dist/dashboard.
+# The web dashboard's sources; `npm run build` bundles them into dist/dashboard (and the server into
+# dist/server/main.js).
 COPY dashboard ./dashboard
-COPY scripts/build-dashboard.mjs ./scripts/
+COPY scripts/build-dashboard.mjs scripts/build-server.mjs ./scripts/
 RUN npm run build && npm prune --omit=dev
 
 FROM node:20-bookworm-slim AS run
@@ -34,4 +35,5 @@ RUN mkdir -p /storage && chown node:node /storage
 USER node
 VOLUME ["/storage"]
 EXPOSE 6573 6574
-CMD ["node", "dist/main.js"]
+# The one-file bundle of the server (scripts/build-server.mjs); dist/main.js runs the same code unbundled.
+CMD ["node", "dist/server/main.js"]

@@ -1,13 +1,27 @@
 // What the server reports about itself in `GET /` (docs/api.md §3).
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** The Qdrant REST API level QuiverDB implements; clients compare major.minor with theirs. */
 export const apiVersion = '1.19.0';
 
-const projectRoot = join(dirname(fileURLToPath(import.meta.url)), '..');
+/**
+ * The nearest directory above this module that holds package.json: the project root whether this
+ * runs as src/version.ts, dist/version.js or inside the one-file bundle dist/server/main.js.
+ */
+function findProjectRoot(): string {
+  let directory = dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(join(directory, 'package.json'))) {
+    const parent = dirname(directory);
+    if (parent === directory) throw new Error('package.json not found above the server module');
+    directory = parent;
+  }
+  return directory;
+}
+
+const projectRoot = findProjectRoot();
 
 function readPackageVersion(): string {
   const manifest = JSON.parse(readFileSync(join(projectRoot, 'package.json'), 'utf8')) as { version: string };

@@ -1,4 +1,4 @@
-// The real server as a child process (`node --import tsx src/main.ts`) over a data directory,
+// The real server as a child process (`node --import tsx src/main.ts`, or a built entry point) over a data directory,
 // configured by environment; its port is read from the "quiverdb listening" log line. Used by
 // the crash tests (SIGKILL) and benchmarks.
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -21,9 +21,11 @@ export interface ChildServer {
  * Starts the server; resolves once it listens (the engine may still be loading: 412s). The
  * port comes from the info-level "quiverdb listening" line, so the log level must be info or lower.
  */
-export function startChildServer(directory: string, environment: Record<string, string> = {}, root = projectRoot): Promise<ChildServer> {
+export function startChildServer(directory: string, environment: Record<string, string> = {}, root = projectRoot, builtScript?: string): Promise<ChildServer> {
   // `root`: another checkout's code (bench:memory --points-only measures main's against this one).
-  const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'src', 'main.ts')], {
+  // `builtScript`: a built entry point run by plain node (the bundle `npm start` serves) instead of the sources.
+  const commandArguments = builtScript === undefined ? ['--import', 'tsx', join(root, 'src', 'main.ts')] : [builtScript];
+  const child = spawn(process.execPath, commandArguments, {
     cwd: root,
     env: {
       ...process.env,

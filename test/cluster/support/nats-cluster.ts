@@ -3,12 +3,21 @@
 // killed (SIGKILL) and started again on the same ports and store, as a crashed machine would.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
 import { createServer, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 export interface NatsServerProcess {
   name: string;
+  /**
+   * The NATS cluster's name, unique per started cluster. Ports come from `freePorts`, which
+   * releases them before the servers bind, and a killed server's cluster port is free until it
+   * restarts; a server of another test's cluster may bind it meanwhile. Its peers keep dialling
+   * that port, and with one shared cluster name the two clusters would merge (one JetStream, one
+   * membership bucket, nodes of both). NATS refuses a route whose cluster name differs.
+   */
+  clusterName: string;
   clientPort: number;
   clusterPort: number;
   storeDirectory: string;
@@ -69,7 +78,7 @@ async function waitForPort(port: number, timeoutMs: number): Promise<void> {
 function startProcess(server: NatsServerProcess, all: NatsServerProcess[]): ChildProcess {
   const routes = all.filter((other) => other !== server).map((other) => `nats://127.0.0.1:${other.clusterPort}`).join(',');
   // One server alone is not a cluster: no routes (nats-server refuses an empty route list).
-  const clusterArguments = all.length === 1 ? [] : ['--cluster_name', 'quiver', '--cluster', `nats://127.0.0.1:${server.clusterPort}`, '--routes', routes];
+  const clusterArguments = all.length === 1 ? [] : ['--cluster_name', server.clusterName, '--cluster', `nats://127.0.0.1:${server.clusterPort}`, '--routes', routes];
   const child = spawn(
     'nats-server',
     ['-a', '127.0.0.1', '-p', String(server.clientPort), '--server_name', server.name, '-js', '-sd', server.storeDirectory, ...clusterArguments],
@@ -84,8 +93,9 @@ export async function startNatsCluster(count = 3): Promise<NatsCluster> {
   const root = await mkdtemp(join(tmpdir(), 'quiver-nats-'));
   const servers: NatsServerProcess[] = [];
   const ports = await freePorts(count * 2);
+  const clusterName = `quiver-test-${randomUUID().slice(0, 8)}`;
   for (let index = 0; index < count; index += 1) {
-    servers.push({ name: `n${index + 1}`, clientPort: ports[2 * index]!, clusterPort: ports[2 * index + 1]!, storeDirectory: join(root, `n${index + 1}`), process: undefined });
+    servers.push({ name: `n${index + 1}`, clusterName, clientPort: ports[2 * index]!, clusterPort: ports[2 * index + 1]!, storeDirectory: join(root, `n${index + 1}`), process: undefined });
   }
   for (const server of servers) server.process = startProcess(server, servers);
   await Promise.all(servers.map((server) => waitForPort(server.clientPort, 20_000)));

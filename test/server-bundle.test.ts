@@ -1,0 +1,75 @@
+// The one-file server bundle that `npm start` and the Docker image run (scripts/build-server.mjs):
+// the same server as the sources, with the parts kept outside the bundle (the addon, classic-level,
+// pino, grpc-js) still found at run time. `npm test` builds it first (`pretest`).
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { QdrantClient } from '@qdrant/js-client-grpc';
+import { startChildServer, waitUntilReady, type ChildServer } from './support/child-server.js';
+import { dataDirectoriesForFile } from './support/server.js';
+import { freePort } from './grpc/free-port.js';
+
+const projectRoot = join(dirname(fileURLToPath(import.meta.url)), '..');
+const bundle = join(projectRoot, 'dist', 'server', 'main.js');
+const newDirectory = dataDirectoriesForFile();
+
+async function call(server: ChildServer, method: string, path: string, body?: unknown): Promise<{ status: number; json: any; headers: Headers }> {
+  const response = await fetch(`${server.url}${path}`, {
+    method,
+    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: response.status, json: await response.json(), headers: response.headers };
+}
+
+describe('the bundled server (npm start)', () => {
+  let server: ChildServer | undefined;
+  afterAll(async () => {
+    await server?.kill('SIGKILL');
+  });
+
+  it('bundle — serves REST, gRPC and the dashboard like the sources, and keeps its points across a restart', async () => {
+    expect(existsSync(bundle), `${bundle} is missing: run npm run build`).toBe(true);
+    const directory = await newDirectory();
+    const grpcPort = await freePort();
+    const environment = { QUIVER__SERVICE__GRPC_PORT: String(grpcPort) };
+    server = await startChildServer(directory, environment, projectRoot, bundle);
+    await waitUntilReady(server.url);
+
+    // GET / reads the version from package.json, found by walking up from the bundle.
+    const root = await call(server, 'GET', '/');
+    const manifest = JSON.parse(readFileSync(join(projectRoot, 'package.json'), 'utf8')) as { version: string };
+    expect(root.status).toBe(200);
+    expect(root.headers.get('x-quiverdb-version')).toBe(manifest.version);
+
+    expect((await call(server, 'PUT', '/collections/bundled', { vectors: { size: 4, distance: 'Cosine' } })).status).toBe(200);
+    // The text index uses a stemmer the bundle loads from node_modules at run time.
+    expect((await call(server, 'PUT', '/collections/bundled/index?wait=true', { field_name: 'text', field_schema: { type: 'text', stemmer: { type: 'snowball', language: 'english' } } })).status).toBe(200);
+    const points = [
+      { id: 1, vector: [1, 0, 0, 0], payload: { text: 'foxes running' } },
+      { id: 2, vector: [0, 1, 0, 0], payload: { text: 'a quiet lake' } },
+    ];
+    expect((await call(server, 'PUT', '/collections/bundled/points?wait=true', { points })).status).toBe(200);
+    const filtered = await call(server, 'POST', '/collections/bundled/points/query', { query: [1, 0.1, 0, 0], filter: { must: [{ key: 'text', match: { text: 'run' } }] }, with_payload: true });
+    expect(filtered.json.result.points.map((point: { id: number }) => point.id)).toEqual([1]);
+
+    const dashboard = await fetch(`${server.url}/dashboard/`);
+    expect(dashboard.status).toBe(200);
+    expect(await dashboard.text()).toContain('<html');
+
+    for (let attempt = 0; attempt < 200 && !server.logLines.some((line) => line.includes('quiverdb gRPC listening')); attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    const client = new QdrantClient({ host: '127.0.0.1', port: grpcPort, https: false, checkCompatibility: false });
+    const found = await client.api('points').search({ collectionName: 'bundled', vector: [0, 1, 0, 0], limit: 1 });
+    expect(found.result.map((point) => point.id?.pointIdOptions.value)).toEqual([2n]);
+
+    server.process.kill('SIGTERM');
+    expect(await server.exited).toBe(0);
+    server = await startChildServer(directory, environment, projectRoot, bundle);
+    await waitUntilReady(server.url, '/collections/bundled');
+    const count = await call(server, 'POST', '/collections/bundled/points/count', { exact: true });
+    expect(count.json.result.count).toBe(2);
+  }, 120_000);
+});
