@@ -7,12 +7,25 @@ import type { CompletionChannelHandle, Deliver } from './completions.js';
 import type { NativeSparseIndexClass } from './sparse-index-binding.js';
 import type { NativeVectorIndexClass } from './vector-index-binding.js';
 
+/** What `checkStoreTables` found: the first damaged file in name order, if any, and why. */
+export interface NativeTablesReport {
+  files: number;
+  bytes: number;
+  damagedPath?: string | null;
+  problem?: string | null;
+}
+
 /** What the addon exports; keep in step with crates/quiver-node/src/lib.rs. */
 export interface NativeBinding {
   /** Dot product of two equal-length vectors, read in place (no copy). */
   dot(left: Float32Array, right: Float32Array): number;
   /** CRC-32C of a byte buffer, read in place (the CPU's CRC instruction where present). */
   crc32c(bytes: Uint8Array): number;
+  /**
+   * Checks every block of every table file (`*.ldb`, `*.sst`) in a store directory against its
+   * CRC-32C, on the addon's threads; twin of `checkTable` in src/storage/leveldb-table-check.ts.
+   */
+  checkStoreTables(directory: string): Promise<NativeTablesReport>;
   /** The SIMD instruction set the kernel chose at run time, e.g. "avx2+fma". */
   instructionSet(): string;
   /** crates/quiver-node/src/vector_index.rs, wrapped by vector-index.ts. */
@@ -23,6 +36,7 @@ export interface NativeBinding {
   CompletionChannel: new (deliver: Deliver) => CompletionChannelHandle;
 }
 
-// Same relative path from src/native (tests) and dist/native (built server).
+// Same relative path from src/native (tests), dist/native (built server) and dist/server (the
+// one-file bundle, scripts/build-server.mjs).
 const require = createRequire(import.meta.url);
 export const native: NativeBinding = require('../../native/index.cjs') as NativeBinding;

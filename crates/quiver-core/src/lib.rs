@@ -19,6 +19,7 @@ pub mod quantization;
 pub mod rows;
 pub mod sparse;
 pub mod store;
+pub mod store_tables;
 pub mod top_k;
 
 pub use bitset::AllowedSlots;

@@ -40,6 +40,44 @@ pub fn crc32c(bytes: Uint8ArraySlice<'_>) -> u32 {
     ::crc32c::crc32c(&bytes)
 }
 
+/// What the start-up check of the store's table files found (`checkStoreTables`).
+#[napi(object)]
+pub struct NativeTablesReport {
+    pub files: u32,
+    pub bytes: f64,
+    /// The first damaged table file in name order, and `problem` the twin's sentence for it.
+    pub damaged_path: Option<String>,
+    pub problem: Option<String>,
+}
+
+/// Checks every block of every table file in the store directory against its CRC-32C on the
+/// file thread, reading files on two threads of its own (quiver_core::store_tables). Twin of
+/// `checkTable` in src/storage/leveldb-table-check.ts. A missing directory has no tables.
+#[napi(catch_unwind, ts_return_type = "Promise<NativeTablesReport>")]
+pub fn check_store_tables<'env>(env: &'env Env, directory: String) -> Result<Object<'env>> {
+    tasks::run_file_job(
+        env,
+        move || {
+            let directory = std::path::PathBuf::from(directory);
+            let paths = match quiver_core::store_tables::table_files(&directory) {
+                Ok(paths) => paths,
+                Err(error) if error.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+                Err(error) => return Err(errors::from_kernel(quiver_core::KernelError::io(&directory.display().to_string(), error))),
+            };
+            let threads = quiver_core::cores::available().min(2);
+            quiver_core::store_tables::check_tables(&paths, threads)
+                .map_err(|error| errors::from_kernel(quiver_core::KernelError::io("table check", error)))
+        },
+        |_env, report| {
+            let (damaged_path, problem) = match report.damaged {
+                Some((path, problem)) => (Some(path.display().to_string()), Some(problem)),
+                None => (None, None),
+            };
+            Ok(NativeTablesReport { files: report.files as u32, bytes: report.bytes as f64, damaged_path, problem })
+        },
+    )
+}
+
 /// The SIMD instruction set the kernel picked on this CPU.
 #[napi]
 pub fn instruction_set() -> &'static str {
