@@ -25,7 +25,7 @@ import { RequestStatistics } from './monitoring/request-statistics.js';
 import { telemetryCollections } from './monitoring/telemetry.js';
 import { approximateDatabaseBytes } from './storage/storage-size.js';
 import { packageVersion } from './version.js';
-import { GrpcServer } from './grpc/server.js';
+import { GrpcDoor } from './grpc/door.js';
 import { installCluster } from './cluster/install.js';
 
 declare module 'fastify' {
@@ -35,7 +35,7 @@ declare module 'fastify' {
     collections: CollectionRegistry;
     /** The Prometheus metrics; other modules add families with registerExtraCollector(). */
     metrics: ServerMetrics;
-    grpc: GrpcServer;
+    grpc: GrpcDoor;
   }
 }
 
@@ -145,7 +145,7 @@ export function buildApp(config: Config, options: BuildOptions = {}): FastifyIns
   // ---- gRPC door (docs/api.md §14) ----
   // Built here, listening only when main.ts (or a test) calls listen(); it is closed first on
   // shutdown so its in-flight calls finish through the REST routes before fastify closes.
-  const grpc = new GrpcServer(app, config, logger);
+  const grpc = new GrpcDoor(app, config, logger);
   app.decorate('grpc', grpc);
   app.addHook('preClose', async () => {
     await grpc.close();

@@ -47,14 +47,27 @@ async function main(): Promise<void> {
 
   const address = await app.listen({ host: config.service.host, port: config.service.http_port });
   logger.info({ address, storage: config.storage.path, auth: config.auth.enabled }, 'quiverdb listening');
+  // The engine opens while the gRPC door loads its stack: much of a start waits on the addon's
+  // threads (the table check, checkpoint loads), time this thread can spend loading modules.
+  const opened = app.engine.open().then(
+    () => undefined,
+    (error: unknown) => error,
+  );
   // The gRPC door (docs/api.md §14); grpc_port 0 or null disables it.
   if (config.service.grpc_port) {
-    const grpcPort = await app.grpc.listen(config.service.host, config.service.grpc_port);
-    logger.info({ grpcPort }, 'quiverdb gRPC listening');
+    try {
+      const grpcPort = await app.grpc.listen(config.service.host, config.service.grpc_port);
+      logger.info({ grpcPort }, 'quiverdb gRPC listening');
+    } catch (error) {
+      // Stopped the same way as before the engine opened in parallel: nothing left half-open.
+      logger.fatal({ err: error, grpcPort: config.service.grpc_port }, 'could not open the gRPC door; refusing to serve');
+      await opened;
+      await app.close().catch(() => undefined);
+      process.exit(1);
+    }
   }
-  try {
-    await app.engine.open();
-  } catch (error) {
+  const error = await opened;
+  if (error !== undefined) {
     logger.fatal({ err: error }, 'could not load the data directory; refusing to serve');
     await app.close().catch(() => undefined);
     process.exit(1);
