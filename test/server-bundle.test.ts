@@ -62,7 +62,7 @@ describe('the bundled server (npm start)', () => {
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
     const client = new QdrantClient({ host: '127.0.0.1', port: grpcPort, https: false, checkCompatibility: false });
-    const found = await client.api('points').search({ collectionName: 'bundled', vector: [0, 1, 0, 0], limit: 1 });
+    const found = await client.api('points').search({ collectionName: 'bundled', vector: [0, 1, 0, 0], limit: 1n });
     expect(found.result.map((point) => point.id?.pointIdOptions.value)).toEqual([2n]);
 
     server.process.kill('SIGTERM');

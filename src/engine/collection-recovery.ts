@@ -11,6 +11,7 @@ import { decodeVectorRecordInto } from '../storage/point-records.js';
 import { checkpointPath, createIndexFor, isMultivector, vectorIndexOptions, type Collection } from './collection.js';
 import { decodeMultivectorMap, multivectorMapPath } from './multi-vector-checkpoint.js';
 import { MultiVectorIndex, upsertRows } from './multi-vector-index.js';
+import { loadPointHandoff } from './point-handoff.js';
 import { ProgressLog } from './progress-log.js';
 import { packVectors, sparseCheckpointPath } from './sparse-vectors.js';
 
@@ -19,6 +20,8 @@ const rebuildChunk = 4096;
 
 export interface RecoveryReport {
   points: number;
+  /** Where the points came from: the clean stop's hand-off file (point-handoff.ts) or the store. */
+  pointsSource: 'handoff' | 'store';
   lastOperationId: number;
   /** Per vector name (dense and sparse): how the index was obtained. */
   indexes: Record<string, { source: 'checkpoint' | 'rebuilt'; checkpointOperationId: number; replayedSlots: number; reason?: string }>;
@@ -284,8 +287,19 @@ export async function recoverCollection(collection: Collection, logger: Logger, 
     checkpointLoads.set(vectorName, load(collection, vectorName, lastOperationId));
   }
   let points: number;
+  let pointsSource: RecoveryReport['pointsSource'] = 'store';
   try {
-    points = await readPoints(collection);
+    const handoff = await loadPointHandoff(collection.directory, { binding: collection.checkpointBinding, lastOperationId }, (block, idStart, idLength, recordStart, recordLength) =>
+      collection.restoreStoredPointIn(block, idStart, idLength, recordStart, recordLength),
+    );
+    if (handoff.loaded) {
+      points = handoff.points;
+      pointsSource = 'handoff';
+    } else {
+      // Not damage: the store holds every point; the file only saves reading them one by one.
+      if (lastOperationId > 0) logger.info({ collection: collection.name, reason: handoff.reason }, 'points read from the store');
+      points = await readPoints(collection);
+    }
   } catch (error) {
     // loadCheckpoint never rejects: it answers an index or the reason there is none.
     for (const load of checkpointLoads.values()) {
@@ -294,7 +308,7 @@ export async function recoverCollection(collection: Collection, logger: Logger, 
     }
     throw error;
   }
-  const report: RecoveryReport = { points, lastOperationId, indexes: {} };
+  const report: RecoveryReport = { points, pointsSource, lastOperationId, indexes: {} };
 
   const indexes = new Map<string, VectorIndex>();
   const sparseIndexes = new Map<string, SparseIndex>();

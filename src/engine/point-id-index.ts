@@ -140,22 +140,39 @@ export class PointIdIndex {
   }
 
   /**
+   * Writes the id at a live slot into `target` at `offset` as the store's key bytes
+   * (`encodePointIdBytes`), with no PointId made; returns how many bytes (9 or 17).
+   */
+  writeIdBytes(slot: number, target: Buffer, offset: number): number {
+    const base = slot * 4;
+    if (this.kinds[slot] === integerKind) {
+      target[offset] = integerTag;
+      target.writeUInt32BE(this.words[base + 1]!, offset + 1);
+      target.writeUInt32BE(this.words[base]!, offset + 5);
+      return 9;
+    }
+    target[offset] = uuidTag;
+    for (let word = 0; word < 4; word += 1) target.writeUInt32BE(this.words[base + word]!, offset + 1 + word * 4);
+    return 17;
+  }
+
+  /**
    * The lookup key from the store's id bytes (`encodePointIdBytes`: tag 0 + u64 big-endian, or
    * tag 1 + 16 UUID bytes), with no PointId made on the way: start-up reads every key this way.
    */
-  private loadIdBytes(bytes: Buffer): void {
+  private loadIdBytes(bytes: Buffer, offset: number, length: number): void {
     const words = this.lookupWords;
-    if (bytes[0] === integerTag && bytes.length === 9) {
+    if (bytes[offset] === integerTag && length === 9) {
       this.lookupKind = integerKind;
-      words[0] = bytes.readUInt32BE(5);
-      words[1] = bytes.readUInt32BE(1);
+      words[0] = bytes.readUInt32BE(offset + 5);
+      words[1] = bytes.readUInt32BE(offset + 1);
       words[2] = 0;
       words[3] = 0;
-    } else if (bytes[0] === uuidTag && bytes.length === 17) {
+    } else if (bytes[offset] === uuidTag && length === 17) {
       this.lookupKind = uuidKind;
-      for (let word = 0; word < 4; word += 1) words[word] = bytes.readUInt32BE(1 + word * 4);
+      for (let word = 0; word < 4; word += 1) words[word] = bytes.readUInt32BE(offset + 1 + word * 4);
     } else {
-      throw new Error(`corrupt point id key of ${bytes.length} bytes`);
+      throw new Error(`corrupt point id key of ${length} bytes`);
     }
   }
 
@@ -165,9 +182,9 @@ export class PointIdIndex {
     this.insertLoaded(slot);
   }
 
-  /** `insert` from the store's id bytes (see loadIdBytes). */
-  insertIdBytes(bytes: Buffer, slot: number): void {
-    this.loadIdBytes(bytes);
+  /** `insert` from the store's id bytes (see loadIdBytes), `length` of them at `offset` of `bytes`. */
+  insertIdBytes(bytes: Buffer, slot: number, offset = 0, length = bytes.length - offset): void {
+    this.loadIdBytes(bytes, offset, length);
     this.insertLoaded(slot);
   }
 

@@ -17,6 +17,7 @@ import type { Payload } from '../points/selectors.js';
 import { FilePayloadArena, MemoryPayloadArena, type PayloadArena } from './payload-arena.js';
 import { PointIdIndex } from './point-id-index.js';
 import { capacityFor, grown } from './typed-columns.js';
+import { pointRecordFormat as storedPointFormat } from '../storage/point-records.js';
 
 /** A live point as reads and writes see it. Views are replaced, never mutated, on every write. */
 export interface PointEntry {
@@ -250,14 +251,53 @@ export class PointTable {
    * no id, string or object made per point.
    */
   restoreStoredRecord(idBytes: Buffer, record: Buffer): void {
-    const slot = record.readUInt32LE(1);
+    this.restoreStoredRecordIn(idBytes, 0, idBytes.length, record, 0, record.length);
+  }
+
+  /**
+   * `restoreStoredRecord` from parts of larger buffers, with no view made for the id or the record
+   * header (the clean stop's hand-off file holds thousands of points per block: point-handoff.ts).
+   */
+  restoreStoredRecordIn(idSource: Buffer, idStart: number, idLength: number, recordSource: Buffer, recordStart: number, recordLength: number): void {
+    const slot = recordSource.readUInt32LE(recordStart + 1);
     this.ensureColumns(slot);
     if (this.ids.isLive(slot)) this.liveBytes -= this.lengths[slot]!;
-    else this.ids.insertIdBytes(idBytes, slot);
+    else this.ids.insertIdBytes(idSource, slot, idStart, idLength);
     // Operation ids stay below 2^53 (docs/architecture.md §16), so two words make the number exactly.
-    this.versions[slot] = record.readUInt32LE(9) * 4_294_967_296 + record.readUInt32LE(5);
-    this.storePayload(slot, record.subarray(13));
+    this.versions[slot] = recordSource.readUInt32LE(recordStart + 9) * 4_294_967_296 + recordSource.readUInt32LE(recordStart + 5);
+    this.storePayload(slot, recordSource.subarray(recordStart + 13, recordStart + recordLength));
     if (slot >= this.nextSlot) this.nextSlot = slot + 1;
+  }
+
+  /**
+   * Writes the live point at `slot` into `target` at `offset` in the shutdown snapshot's layout
+   * (point-snapshot.ts): `[id length u16][record length u32][id key bytes][point record]`, the
+   * id and record exactly as the store holds them. Returns the bytes written; `target` must have
+   * `storedSizeLimit(slot)` bytes free.
+   */
+  writeStored(slot: number, target: Buffer, offset: number): number {
+    const idLength = this.ids.writeIdBytes(slot, target, offset + 6);
+    const recordStart = offset + 6 + idLength;
+    const payloadLength = this.lengths[slot]!;
+    target[recordStart] = storedPointFormat;
+    target.writeUInt32LE(slot, recordStart + 1);
+    const version = this.versions[slot]!;
+    target.writeUInt32LE(version % 4_294_967_296, recordStart + 5);
+    target.writeUInt32LE(Math.floor(version / 4_294_967_296), recordStart + 9);
+    this.arena.read(this.locations[slot]!, payloadLength).copy(target, recordStart + 13);
+    target.writeUInt16LE(idLength, offset);
+    target.writeUInt32LE(13 + payloadLength, offset + 2);
+    return 6 + idLength + 13 + payloadLength;
+  }
+
+  /** An upper bound of `writeStored(slot)`'s size. */
+  storedSizeLimit(slot: number): number {
+    return 6 + 17 + 13 + this.lengths[slot]!;
+  }
+
+  /** Every live slot, in slot order. */
+  *liveSlots(): IterableIterator<number> {
+    for (let slot = 0; slot < this.nextSlot; slot += 1) if (this.ids.isLive(slot)) yield slot;
   }
 
   /** Adds a point read from storage at start-up. */

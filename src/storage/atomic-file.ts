@@ -19,11 +19,20 @@ async function syncDirectory(directory: string): Promise<void> {
   }
 }
 
-async function writeTemporary(path: string, data: string | Uint8Array, mode: number): Promise<string> {
+/** What a file is written from: whole, or a chunk at a time (a large file never held whole). */
+export type FileContents = string | Uint8Array | Iterable<Uint8Array>;
+
+async function writeTemporary(path: string, data: FileContents, mode: number): Promise<string> {
   const temporary = join(dirname(path), `${temporaryFilePrefix}${basename(path)}-${randomBytes(6).toString('hex')}`);
   const handle = await open(temporary, 'wx', mode);
   try {
-    await handle.writeFile(data);
+    if (typeof data === 'string' || data instanceof Uint8Array) await handle.writeFile(data);
+    else {
+      for (const chunk of data) {
+        // A write to a regular file may still be short; finish each chunk before the next.
+        for (let written = 0; written < chunk.byteLength; ) written += (await handle.write(chunk, written)).bytesWritten;
+      }
+    }
     await handle.chmod(mode);
     await handle.sync();
   } catch (error) {
@@ -58,7 +67,7 @@ export async function createFileAtomically(path: string, data: string | Uint8Arr
  * file, fsync, rename, directory fsync (the pattern of the kernel's checkpoints). A crash leaves
  * the old file or the new one, and at worst a temporary that start-up removes (leftover-files.ts).
  */
-export async function replaceFileAtomically(path: string, data: Uint8Array, mode = 0o600): Promise<void> {
+export async function replaceFileAtomically(path: string, data: FileContents, mode = 0o600): Promise<void> {
   const temporary = await writeTemporary(path, data, mode);
   try {
     await rename(temporary, path);
@@ -66,5 +75,11 @@ export async function replaceFileAtomically(path: string, data: Uint8Array, mode
     await rm(temporary, { force: true });
     throw error;
   }
+  await syncDirectory(dirname(path));
+}
+
+/** Removes `path` if present and syncs its directory, so the removal survives a power loss. */
+export async function removeFileDurably(path: string): Promise<void> {
+  await rm(path, { force: true });
   await syncDirectory(dirname(path));
 }

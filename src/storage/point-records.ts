@@ -3,7 +3,8 @@
 // envelopes around the payload.
 import { FormatVersionError } from './codec.js';
 
-const pointFormat = 1;
+/** Byte 0 of a point record; the shutdown snapshot writes records in this layout too (point-snapshot.ts). */
+export const pointRecordFormat = 1;
 const vectorFormat = 1;
 const stateFormat = 1;
 
@@ -19,7 +20,7 @@ export interface StoredPoint {
 export function encodePointRecord(point: StoredPoint): Buffer {
   const payloadLength = Buffer.byteLength(point.payloadJson, 'utf8');
   const record = Buffer.allocUnsafe(13 + payloadLength);
-  record[0] = pointFormat;
+  record[0] = pointRecordFormat;
   record.writeUInt32LE(point.slot, 1);
   record.writeBigUInt64LE(BigInt(point.version), 5);
   record.write(point.payloadJson, 13, 'utf8');
@@ -29,8 +30,8 @@ export function encodePointRecord(point: StoredPoint): Buffer {
 /** The record as a Buffer once its format byte and length check out; throws otherwise. */
 export function checkedPointRecord(bytes: Uint8Array): Buffer {
   const record = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  if (record[0] !== pointFormat || record.length < 13) {
-    throw new FormatVersionError(`point record: unsupported format version ${record[0] ?? 'none'} (this build reads ${pointFormat})`);
+  if (record[0] !== pointRecordFormat || record.length < 13) {
+    throw new FormatVersionError(`point record: unsupported format version ${record[0] ?? 'none'} (this build reads ${pointRecordFormat})`);
   }
   return record;
 }
