@@ -22,11 +22,42 @@ function filesOf(services: readonly DescService[]): DescFile[] {
   return [...files.values()];
 }
 
-/** Adds the reflection service, describing `services`, to `server`. */
+type ServiceDefinition = Parameters<grpc.Server['addService']>[0];
+type Implementation = Parameters<grpc.Server['addService']>[1];
+
+/** What `ReflectionService.addToServer` adds (v1 and v1alpha), captured instead of served. */
+function recordedServices(reflection: ReflectionService): { definition: ServiceDefinition; implementation: Implementation }[] {
+  const recorded: { definition: ServiceDefinition; implementation: Implementation }[] = [];
+  reflection.addToServer({ addService: (definition, implementation) => recorded.push({ definition, implementation }) });
+  return recorded;
+}
+
+/**
+ * Adds the reflection service, describing `services`, to `server`. Building it decodes and
+ * indexes every file twice (once per API version), ~0.2 s of this thread, and few servers are
+ * ever asked: so the services are registered now with handlers that build it on the first
+ * call (docs/architecture.md §21). The definitions come from an empty instance, which is cheap.
+ */
 export function addReflection(server: grpc.Server, services: readonly DescService[]): void {
-  const fileDescriptorProtos = filesOf(services).map((file) => Buffer.from(toBinary(FileDescriptorProtoSchema, file.proto)));
-  // @grpc/reflection reads only `fileDescriptorProtos` of each entry (what @grpc/proto-loader
-  // would have produced from .proto files); the served services are the entries.
-  const definition = Object.fromEntries(services.map((service) => [service.typeName, { fileDescriptorProtos }])) as unknown as PackageDefinition;
-  new ReflectionService(definition).addToServer(server);
+  let built: ReturnType<typeof recordedServices> | undefined;
+  const build = (): ReturnType<typeof recordedServices> => {
+    if (built) return built;
+    const fileDescriptorProtos = filesOf(services).map((file) => Buffer.from(toBinary(FileDescriptorProtoSchema, file.proto)));
+    // @grpc/reflection reads only `fileDescriptorProtos` of each entry (what @grpc/proto-loader
+    // would have produced from .proto files); the served services are the entries.
+    const definition = Object.fromEntries(services.map((service) => [service.typeName, { fileDescriptorProtos }])) as unknown as PackageDefinition;
+    built = recordedServices(new ReflectionService(definition));
+    return built;
+  };
+  const empty = recordedServices(new ReflectionService({} as PackageDefinition));
+  empty.forEach(({ definition }, position) => {
+    const lazy: Implementation = {};
+    for (const methodName of Object.keys(definition)) {
+      lazy[methodName] = ((...callArguments: unknown[]) => {
+        const handler = build()[position]!.implementation[methodName] as (...handlerArguments: unknown[]) => void;
+        handler(...callArguments);
+      }) as Implementation[string];
+    }
+    server.addService(definition, lazy);
+  });
 }
