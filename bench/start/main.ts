@@ -6,24 +6,30 @@
 //   npm run bench:start -- --upload  only the two uploads and the wait for green (no restarts)
 //   ... -- --root /work/main          runs another checkout's server (a before/after on one machine)
 //   ... -- --no-green                 with --upload: stop after the uploads, without waiting for green
+//   npm run bench:start -- --restart  the issue's restart set (100k x 128 + 50k x 768), then five
+//                                     clean restarts and one after a SIGKILL of the bundled server
+//                                     (dist/server/main.js, what npm start runs; build it first)
 //
 // The server runs as a child process (`node --import tsx src/main.ts`) over a temporary data
 // directory with default settings (fsync on). Figures are printed; nothing is asserted.
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { startChildServer, waitUntilReady, type ChildServer } from '../../test/support/child-server.js';
+import { freePort } from '../../test/grpc/free-port.js';
 import { mulberry32 } from '../../test/support/seeded-random.js';
 
 const quick = process.argv.includes('--quick');
 const uploadOnly = process.argv.includes('--upload');
+const restartOnly = process.argv.includes('--restart');
 const skipGreen = process.argv.includes('--no-green');
 const rootArgument = process.argv.indexOf('--root');
 const serverRoot = rootArgument >= 0 ? process.argv[rootArgument + 1] : undefined;
 const batchSize = 1_000;
-const smallCount = quick ? 20_000 : 200_000;
-const wideCount = quick ? 4_000 : 20_000;
+const smallCount = restartOnly ? 100_000 : quick ? 20_000 : 200_000;
+const wideCount = restartOnly ? 50_000 : quick ? 4_000 : 20_000;
 const requestsInFlight = 2;
 // Bodies are generated between calls; on a loaded machine that can outlast the default 5 s
 // keep-alive, and a request written into a socket the server just closed fails with EPIPE.
@@ -144,6 +150,63 @@ async function removeCheckpoints(directory: string): Promise<number> {
   return removed;
 }
 
+/** The median of `values` (sorted copy). */
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((left, right) => left - right);
+  return sorted[Math.floor(sorted.length / 2)]!;
+}
+
+/**
+ * Spawn -> ready of the bundled server (gRPC on, as by default) over `directory`, and the
+ * engine's own open -> ready from its log; stopped with `stop` (SIGTERM writes the shutdown
+ * checkpoint and the point hand-off file, SIGKILL leaves neither).
+ */
+async function bundledStart(directory: string, stop: NodeJS.Signals): Promise<{ total_ms: number; engine_ms: number }> {
+  const root = serverRoot ?? join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+  const environment = { ...serverEnvironment, QUIVER__SERVICE__GRPC_PORT: String(await freePort()) };
+  // A checkout from before the bundle (a --root before/after) runs its plain build instead.
+  const bundle = join(root, 'dist', 'server', 'main.js');
+  const started = performance.now();
+  const server = await startChildServer(directory, environment, root, existsSync(bundle) ? bundle : join(root, 'dist', 'main.js'));
+  try {
+    await waitUntilReady(server.url, '/collections/small', 600_000);
+    await waitUntilReady(server.url, '/collections/wide', 600_000);
+    const total_ms = performance.now() - started;
+    const readyLine = server.logLines.find((line) => line.includes('"engine ready"'));
+    return { total_ms, engine_ms: readyLine ? (JSON.parse(readyLine) as { elapsed_ms: number }).elapsed_ms : Number.NaN };
+  } finally {
+    await server.kill(stop);
+  }
+}
+
+/** The issue's restart set, then clean restarts and a start after a crash, each timed. */
+async function restartRounds(directory: string, smallBodies: readonly string[], wideBodies: readonly string[]): Promise<void> {
+  const empty = await mkdtemp(join(tmpdir(), 'quiver-bench-start-empty-'));
+  try {
+    let server: ChildServer | undefined = await startChildServer(directory, serverEnvironment, serverRoot);
+    await waitUntilReady(server.url);
+    await load(server, 'small', smallCount, 128, smallBodies);
+    await load(server, 'wide', wideCount, 768, wideBodies);
+    await waitGreen(server.url, 'small');
+    await waitGreen(server.url, 'wide');
+    await server.kill('SIGTERM');
+    server = undefined;
+    const baseline: number[] = [];
+    for (let round = 0; round < 3; round += 1) baseline.push((await bundledStart(empty, 'SIGTERM')).total_ms);
+    const clean: { total_ms: number; engine_ms: number }[] = [];
+    for (let round = 0; round < 5; round += 1) clean.push(await bundledStart(directory, 'SIGTERM'));
+    // A crash leaves no hand-off file: the start after it reads every point from the store.
+    await bundledStart(directory, 'SIGKILL');
+    const crashed = await bundledStart(directory, 'SIGTERM');
+    const rounds = (values: readonly number[]) => `median ${Math.round(median(values))} ms (${values.map((value) => Math.round(value)).join(' / ')})`;
+    console.log(`bundled server, empty data directory, spawn -> ready: ${rounds(baseline)}`);
+    console.log(`clean restart, spawn -> ready: ${rounds(clean.map((start) => start.total_ms))}; engine open -> ready ${rounds(clean.map((start) => start.engine_ms))}`);
+    console.log(`start after a SIGKILL (no hand-off file), spawn -> ready: ${Math.round(crashed.total_ms)} ms; engine ${crashed.engine_ms} ms`);
+  } finally {
+    await rm(empty, { recursive: true, force: true });
+  }
+}
+
 async function main(): Promise<void> {
   const directory = await mkdtemp(join(tmpdir(), 'quiver-bench-start-'));
   let server: ChildServer | undefined;
@@ -151,6 +214,10 @@ async function main(): Promise<void> {
     console.log(`bench:start${quick ? ' (quick)' : ''}${serverRoot ? ` (server from ${serverRoot})` : ''}: ${smallCount} x 128 and ${wideCount} x 768, batches of ${batchSize}, ${requestsInFlight} requests in flight, fsync on`);
     const smallBodies = makeBodies(smallCount, 128, 1);
     const wideBodies = makeBodies(wideCount, 768, 2);
+    if (restartOnly) {
+      await restartRounds(directory, smallBodies, wideBodies);
+      return;
+    }
     // Baseline: node + tsx + an empty data directory, so the figures below can be read net of it.
     const emptyStarted = performance.now();
     server = await startChildServer(directory, serverEnvironment, serverRoot);
