@@ -16,7 +16,7 @@ COPY src ./src
 # The web dashboard's sources; `npm run build` bundles them into dist/dashboard (and the server into
 # dist/server/main.js).
 COPY dashboard ./dashboard
-COPY scripts/build-dashboard.mjs scripts/build-server.mjs ./scripts/
+COPY scripts/build-in-place.mjs scripts/build-dashboard.mjs scripts/build-server.mjs ./scripts/
 RUN npm run build && npm prune --omit=dev
 
 FROM node:20-bookworm-slim AS run

@@ -3,23 +3,19 @@
 // which the server serves at /dashboard (docs/architecture.md §9). One script, one stylesheet and
 // index.html; no CDN, nothing fetched at run time. Exported for the browser tests, which build
 // before they start a server.
-import { copyFile, mkdir, readdir, rename, rm } from 'node:fs/promises';
+import { copyFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { buildInPlace } from './build-in-place.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const source = join(root, 'dashboard');
 const output = join(root, 'dist', 'dashboard');
 
-/**
- * Builds into a scratch directory, then renames each file into dist/dashboard: a server (or a
- * test running beside this build) never reads a half-written file.
- */
+/** Builds into dist/dashboard through a scratch directory (build-in-place.mjs). */
 export async function buildDashboard() {
-  const scratch = join(root, 'dist', `.dashboard-build-${process.pid}-${Date.now()}`);
-  await mkdir(scratch, { recursive: true });
-  try {
+  return buildInPlace(output, 'dashboard', async (scratch) => {
     await build({
       entryPoints: [join(source, 'src', 'main.tsx')],
       outfile: join(scratch, 'app.js'),
@@ -34,12 +30,7 @@ export async function buildDashboard() {
     });
     await copyFile(join(source, 'index.html'), join(scratch, 'index.html'));
     await copyFile(join(source, 'style.css'), join(scratch, 'style.css'));
-    await mkdir(output, { recursive: true });
-    for (const name of await readdir(scratch)) await rename(join(scratch, name), join(output, name));
-  } finally {
-    await rm(scratch, { recursive: true, force: true });
-  }
-  return output;
+  });
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {

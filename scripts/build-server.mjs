@@ -5,25 +5,20 @@
 // loads one by one; one file halves the time from spawn to listening (docs/architecture.md §21).
 //
 // Left outside the bundle, loaded from node_modules at run time as before: the native parts
-// (the addon's loader, classic-level) and pino, whose transports start worker threads from
-// their own files. The bundle sits two directories below the project root, like every dist/
+// (the addon's loader, classic-level), pino, whose transports start worker threads from their
+// own files, and grpc-js with @grpc/reflection, which read .proto files beside their modules. The bundle sits two directories below the project root, like every dist/
 // module that reads a file by a path relative to itself (the addon, the dashboard).
-import { mkdir, readdir, rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { buildInPlace } from './build-in-place.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const serverBundle = join(root, 'dist', 'server', 'main.js');
 
-/**
- * Builds into a scratch directory beside dist/server (the same depth, so the source map's
- * relative paths hold), then renames each file into place: a running test never reads half a file.
- */
+/** Bundles into dist/server through a scratch directory (build-in-place.mjs). */
 export async function buildServer() {
-  const scratch = join(root, 'dist', `.server-build-${process.pid}-${Date.now()}`);
-  await mkdir(scratch, { recursive: true });
-  try {
+  await buildInPlace(dirname(serverBundle), 'server', async (scratch) => {
     await build({
       entryPoints: [join(root, 'dist', 'main.js')],
       outfile: join(scratch, 'main.js'),
@@ -38,11 +33,7 @@ export async function buildServer() {
       legalComments: 'eof',
       logLevel: 'warning',
     });
-    await mkdir(dirname(serverBundle), { recursive: true });
-    for (const name of await readdir(scratch)) await rename(join(scratch, name), join(dirname(serverBundle), name));
-  } finally {
-    await rm(scratch, { recursive: true, force: true });
-  }
+  });
   return serverBundle;
 }
 
