@@ -199,7 +199,9 @@ async function restartRounds(directory: string, smallBodies: readonly string[], 
     await bundledStart(directory, 'SIGKILL');
     const crashed = await bundledStart(directory, 'SIGTERM');
     const rounds = (values: readonly number[]) => `median ${Math.round(median(values))} ms (${values.map((value) => Math.round(value)).join(' / ')})`;
-    console.log(`bundled server, empty data directory, spawn -> ready: ${rounds(baseline)}`);
+    const root = serverRoot ?? join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+    console.log(`server: ${existsSync(join(root, 'dist', 'server', 'main.js')) ? 'dist/server/main.js (the bundle)' : 'dist/main.js (no bundle in this checkout)'}, gRPC on`);
+    console.log(`empty data directory, spawn -> ready: ${rounds(baseline)}`);
     console.log(`clean restart, spawn -> ready: ${rounds(clean.map((start) => start.total_ms))}; engine open -> ready ${rounds(clean.map((start) => start.engine_ms))}`);
     console.log(`start after a SIGKILL (no hand-off file), spawn -> ready: ${Math.round(crashed.total_ms)} ms; engine ${crashed.engine_ms} ms`);
   } finally {
