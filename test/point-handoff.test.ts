@@ -89,7 +89,7 @@ describe('the point hand-off file', () => {
     }, 60_000);
   }
 
-  it('point hand-off — a file from before later writes, a damaged file and another collection\'s file are refused, and the store answers', async () => {
+  it('point hand-off — a file from before later writes, a damaged or cut file and another collection\'s file are refused, and the store answers', async () => {
     const directory = await newDirectory();
     const first = await start(directory);
     await fill(first.app, 'checked', false);
@@ -123,6 +123,14 @@ describe('the point hand-off file', () => {
     expect(String(fourth.lines().find((line) => line.msg === 'points read from the store' && line.collection === 'checked')?.reason)).toMatch(/fails its checksum/);
     expect(await everything(fourth.app, 'checked')).toEqual(expected);
     await fourth.app.close();
+
+    // Cut short (a copy that stopped half-way): refused.
+    const whole = await readFile(handoff);
+    await writeFile(handoff, whole.subarray(0, whole.length - 20));
+    const cut = await start(directory);
+    expect(loaded(cut, 'checked')).toMatchObject({ pointsSource: 'store' });
+    expect(await everything(cut.app, 'checked')).toEqual(expected);
+    await cut.app.close();
 
     // Another collection's file (another incarnation binding): refused, never loaded as this one's.
     await copyFile(otherHandoff, handoff);

@@ -9,7 +9,7 @@
 // The file is one-shot: the start that finds it deletes it (durably) before the collection
 // serves, used or refused, so it can never be paired later with a store that has moved on.
 // Every other start (after a crash, say) reads the store, as before.
-import { open } from 'node:fs/promises';
+import { open, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { removeFileDurably, replaceFileAtomically } from '../storage/atomic-file.js';
 import { crc32c } from '../storage/crc32c.js';
@@ -81,17 +81,23 @@ class Refused extends Error {}
 /** One point of a block: its id key bytes and its store record, as offsets into `block`. */
 type Visit = (block: Buffer, idStart: number, idLength: number, recordStart: number, recordLength: number) => void;
 
+/** Reads `length` bytes at `position` into `buffer`; a short read means the file changed under us. */
+async function readExactly(handle: FileHandle, buffer: Buffer, length: number, position: number): Promise<void> {
+  const { bytesRead } = await handle.read(buffer, 0, length, position);
+  if (bytesRead !== length) throw new Refused(`the file ended early at offset ${position + bytesRead}`);
+}
+
 /**
  * Reads the file's blocks after its header, checking each block's checksum and each record's
  * shape, and hands every record to `visit` when given. Returns the number of points.
  */
-async function readBlocks(handle: import('node:fs/promises').FileHandle, start: number, size: number, visit?: Visit): Promise<number> {
+async function readBlocks(handle: FileHandle, start: number, size: number, visit?: Visit): Promise<number> {
   let position = start;
   let points = 0;
   const blockHeader = Buffer.alloc(blockHeaderBytes);
   for (;;) {
     if (position + blockHeaderBytes > size) throw new Refused('the file ends before its end block');
-    await handle.read(blockHeader, 0, blockHeaderBytes, position);
+    await readExactly(handle, blockHeader, blockHeaderBytes, position);
     position += blockHeaderBytes;
     const length = blockHeader.readUInt32LE(0);
     if (length === 0) {
@@ -100,7 +106,7 @@ async function readBlocks(handle: import('node:fs/promises').FileHandle, start: 
     }
     if (length > blockLimit || position + length > size) throw new Refused(`a block at offset ${position - blockHeaderBytes} runs past the end of the file`);
     const block = Buffer.allocUnsafe(length);
-    await handle.read(block, 0, length, position);
+    await readExactly(handle, block, length, position);
     if (crc32c(block) !== blockHeader.readUInt32LE(4)) throw new Refused(`the block at offset ${position - blockHeaderBytes} fails its checksum`);
     position += length;
     let offset = 0;
@@ -141,18 +147,21 @@ export async function loadPointHandoff(directory: string, expected: { binding: s
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { loaded: false, reason: 'no point hand-off file (the last stop was not clean, or this is the first start)' };
     throw error;
   }
+  // Until the first point is restored, any failure (an I/O error too) leaves the table untouched
+  // and the store can be read instead; after it, a failure is the collection's.
+  let restoring = false;
   try {
     const size = (await handle.stat()).size;
     const fixed = Buffer.alloc(32);
     if (size < fixed.length + 4) throw new Refused('the file is too short');
-    await handle.read(fixed, 0, fixed.length, 0);
+    await readExactly(handle, fixed, fixed.length, 0);
     if (!fixed.subarray(0, 8).equals(magic)) throw new Refused('the file is not a point hand-off file');
     const format = fixed.readUInt32LE(8);
     if (format !== pointHandoffFormat) throw new Refused(`format version ${format} (this build reads ${pointHandoffFormat})`);
     const bindingLength = fixed.readUInt32LE(28);
     if (32 + bindingLength + 4 > size) throw new Refused('the header runs past the end of the file');
     const whole = Buffer.alloc(32 + bindingLength + 4);
-    await handle.read(whole, 0, whole.length, 0);
+    await readExactly(handle, whole, whole.length, 0);
     if (crc32c(whole.subarray(0, whole.length - 4)) !== whole.readUInt32LE(whole.length - 4)) throw new Refused('the header fails its checksum');
     const lastOperationId = whole.readUInt32LE(16) * twoTo32 + whole.readUInt32LE(12);
     const points = whole.readUInt32LE(24) * twoTo32 + whole.readUInt32LE(20);
@@ -162,10 +171,12 @@ export async function loadPointHandoff(directory: string, expected: { binding: s
     // First every block and record is checked, then the points are restored: nothing half-restored.
     const counted = await readBlocks(handle, whole.length, size);
     if (counted !== points) throw new Refused(`the header counts ${points} points, the blocks hold ${counted}`);
+    restoring = true;
     await readBlocks(handle, whole.length, size, restore);
     return { loaded: true, points };
   } catch (error) {
     if (error instanceof Refused) return { loaded: false, reason: `point hand-off file refused: ${error.message}` };
+    if (!restoring) return { loaded: false, reason: `point hand-off file unreadable: ${(error as Error).message}` };
     throw error;
   } finally {
     await handle.close();

@@ -12,12 +12,12 @@
 import { errors } from '../errors.js';
 import { parseJson } from '../json/parse.js';
 import { serializeJson } from '../json/serialize.js';
+import { pointRecordFormat } from '../storage/point-records.js';
 import { pointIdKey, type PointId } from '../points/ids.js';
 import type { Payload } from '../points/selectors.js';
 import { FilePayloadArena, MemoryPayloadArena, type PayloadArena } from './payload-arena.js';
 import { PointIdIndex } from './point-id-index.js';
 import { capacityFor, grown } from './typed-columns.js';
-import { pointRecordFormat as storedPointFormat } from '../storage/point-records.js';
 
 /** A live point as reads and writes see it. Views are replaced, never mutated, on every write. */
 export interface PointEntry {
@@ -270,8 +270,8 @@ export class PointTable {
   }
 
   /**
-   * Writes the live point at `slot` into `target` at `offset` in the shutdown snapshot's layout
-   * (point-snapshot.ts): `[id length u16][record length u32][id key bytes][point record]`, the
+   * Writes the live point at `slot` into `target` at `offset` in the point hand-off file's layout
+   * (point-handoff.ts): `[id length u16][record length u32][id key bytes][point record]`, the
    * id and record exactly as the store holds them. Returns the bytes written; `target` must have
    * `storedSizeLimit(slot)` bytes free.
    */
@@ -279,7 +279,7 @@ export class PointTable {
     const idLength = this.ids.writeIdBytes(slot, target, offset + 6);
     const recordStart = offset + 6 + idLength;
     const payloadLength = this.lengths[slot]!;
-    target[recordStart] = storedPointFormat;
+    target[recordStart] = pointRecordFormat;
     target.writeUInt32LE(slot, recordStart + 1);
     const version = this.versions[slot]!;
     target.writeUInt32LE(version % 4_294_967_296, recordStart + 5);
