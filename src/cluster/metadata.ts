@@ -8,6 +8,17 @@ import { parseJson } from '../json/parse.js';
 import { serializeJson } from '../json/serialize.js';
 import { collectionKey, type ClusterCollectionRecord, type NodeHeartbeat } from './records.js';
 
+/**
+ * A bucket's keys, each once, sorted. The key listing is a consumer over the bucket's stream, and
+ * a value written while it runs can deliver its key again: a heartbeat listed twice counted as a
+ * fourth live node of three (one shard too many by default, every placement after it shifted).
+ */
+async function distinctKeys(bucket: KV): Promise<string[]> {
+  const keys = new Set<string>();
+  for await (const key of await bucket.keys()) keys.add(key);
+  return [...keys].sort();
+}
+
 export class ClusterMetadata {
   private constructor(
     private readonly collectionsBucket: KV,
@@ -66,10 +77,8 @@ export class ClusterMetadata {
   }
 
   async collections(): Promise<ClusterCollectionRecord[]> {
-    const keys: string[] = [];
-    for await (const key of await this.collectionsBucket.keys()) keys.push(key);
     const records: ClusterCollectionRecord[] = [];
-    for (const key of keys) {
+    for (const key of await distinctKeys(this.collectionsBucket)) {
       const entry = await this.collectionsBucket.get(key);
       if (entry && entry.operation === 'PUT' && entry.length > 0) records.push(parseJson(entry.string()) as ClusterCollectionRecord);
     }
@@ -95,10 +104,8 @@ export class ClusterMetadata {
 
   /** Ids of the nodes whose heartbeat has not expired, sorted. */
   async liveNodes(): Promise<NodeHeartbeat[]> {
-    const keys: string[] = [];
-    for await (const key of await this.nodesBucket.keys()) keys.push(key);
     const beats: NodeHeartbeat[] = [];
-    for (const key of keys.sort()) {
+    for (const key of await distinctKeys(this.nodesBucket)) {
       const entry = await this.nodesBucket.get(key);
       if (entry && entry.operation === 'PUT' && entry.length > 0) beats.push(parseJson(entry.string()) as NodeHeartbeat);
     }
