@@ -1,6 +1,5 @@
 // Collection routes (docs/api.md §3, §4): list, info, create, update, delete, exists, optimizations.
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { TypeCompiler } from '@sinclair/typebox/compiler';
 import type { FastifyInstance } from 'fastify';
 import {
   CreateCollectionSchema,
@@ -14,7 +13,7 @@ import { describeOptimizations, parseOptimizationsDetails } from '../engine/opti
 import { CollectionParamsSchema, ReadQuerySchema, WriteQuerySchema, type CollectionParams } from '../points/request-schemas.js';
 import { success } from './envelope.js';
 import { routeSettings } from './route-config.js';
-import { describeJsonPointer, describeProblem, logIgnoredFields, removeIgnoredFields, validationError, type IgnoredFieldsLogger } from './validation.js';
+import { describeJsonPointer, describeProblem, lazyCheck, logIgnoredFields, removeIgnoredFields, validationError, type IgnoredFieldsLogger } from './validation.js';
 import { errors } from '../errors.js';
 
 /**
@@ -22,8 +21,9 @@ import { errors } from '../errors.js';
  * unknown fields, which Qdrant ignores (docs/api.md §1.4; logged at debug level).
  */
 function bodyChecker<Request>(schema: TSchema, route: string): (body: unknown, logger?: IgnoredFieldsLogger) => Request {
-  const compiled = TypeCompiler.Compile(schema);
+  const check = lazyCheck(schema);
   return (body, logger) => {
+    const compiled = check();
     const value = withoutDefaultNulls(body ?? {});
     if (!compiled.Check(value)) {
       logIgnoredFields(logger, route, removeIgnoredFields(compiled, value));
@@ -33,9 +33,9 @@ function bodyChecker<Request>(schema: TSchema, route: string): (body: unknown, l
   };
 }
 
-const createCheck = TypeCompiler.Compile(CreateCollectionSchema);
+const createCheck = lazyCheck(CreateCollectionSchema);
 const checkCreateBody = bodyChecker<CreateCollectionRequest>(CreateCollectionSchema, 'PUT /collections/:collection_name');
-const vectorParamsCheck = TypeCompiler.Compile(VectorParamsSchema);
+const vectorParamsCheck = lazyCheck(VectorParamsSchema);
 
 /** The vectors field is one VectorParams or a map of them: check the form it was meant as, so
  * the error names e.g. `vectors.size`, not just "expected union value". */
@@ -45,11 +45,11 @@ function checkVectorsField(body: Record<string, unknown>, field: 'vectors' | 've
   const single = 'size' in vectors || 'distance' in vectors;
   const entries: [string, unknown][] = single ? [[field, vectors]] : Object.entries(vectors).map(([name, params]) => [`${field}.${name}`, params]);
   for (const [where, params] of entries) {
-    if (!vectorParamsCheck.Check(params)) {
-      const ignored = removeIgnoredFields(vectorParamsCheck, params).map((path) => `${where}.${path}`);
+    if (!vectorParamsCheck().Check(params)) {
+      const ignored = removeIgnoredFields(vectorParamsCheck(), params).map((path) => `${where}.${path}`);
       logIgnoredFields(logger, 'PUT /collections/:collection_name', ignored);
     }
-    const first = vectorParamsCheck.Errors(params).First();
+    const first = vectorParamsCheck().Errors(params).First();
     if (!first) continue;
     const path = describeJsonPointer(first.path);
     // describeProblem prints bigints (sizes above 2^53 arrive as bigint): JSON.stringify throws on them.
@@ -60,7 +60,7 @@ function checkVectorsField(body: Record<string, unknown>, field: 'vectors' | 've
 export function checkCreate(body: unknown, logger?: IgnoredFieldsLogger): CreateCollectionRequest {
   const value = withoutDefaultNulls(body ?? {});
   // Unknown fields go first, so the per-vector checks below see only known ones.
-  if (!createCheck.Check(value)) logIgnoredFields(logger, 'PUT /collections/:collection_name', removeIgnoredFields(createCheck, value));
+  if (!createCheck().Check(value)) logIgnoredFields(logger, 'PUT /collections/:collection_name', removeIgnoredFields(createCheck(), value));
   if (typeof value === 'object' && value !== null) {
     checkVectorsField(value as Record<string, unknown>, 'vectors_config', logger);
     checkVectorsField(value as Record<string, unknown>, 'vectors', logger);

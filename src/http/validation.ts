@@ -274,16 +274,26 @@ export function validationError(compiled: TypeCheck<TSchema>, value: unknown, pa
 }
 
 /**
+ * A compiled check of `schema`, compiled on first use: compiling every route's schemas when the
+ * server starts cost ~65 ms of each start (docs/architecture.md §21); a route pays its own once.
+ */
+export function lazyCheck<Schema extends TSchema>(schema: Schema): () => TypeCheck<Schema> {
+  let compiled: TypeCheck<Schema> | undefined;
+  return () => (compiled ??= TypeCompiler.Compile(schema));
+}
+
+/**
  * Fastify validator compiler. Query strings and path parameters arrive as text, so they are
  * converted to the declared types first ("true" -> true, "5" -> 5); bodies are checked as sent,
  * after unknown fields are removed where Qdrant ignores them (logged at debug level).
  */
 export function typeboxValidatorCompiler(logger?: IgnoredFieldsLogger): FastifySchemaCompiler<TSchema> {
   return ({ schema, httpPart, method, url }) => {
-    const compiled = TypeCompiler.Compile(schema);
+    const check = lazyCheck(schema);
     const converts = httpPart === 'querystring' || httpPart === 'params' || httpPart === 'headers';
     const isBody = httpPart === 'body' || httpPart === undefined;
     return (input: unknown) => {
+      const compiled = check();
       const value = converts ? Value.Convert(schema, input) : input;
       if (compiled.Check(value)) return { value };
       if (isBody) {
