@@ -1,6 +1,7 @@
 // The build scripts' shared step: write a build's files into a scratch directory beside `output`
 // (the same depth, so relative paths such as a source map's hold), then rename each into
-// `output`. A server or a test running beside a build never reads a half-written file.
+// `output` and remove what an earlier build left there. A server or a test running beside a
+// build never reads a half-written file.
 import { mkdir, readdir, rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 
@@ -11,7 +12,13 @@ export async function buildInPlace(output, label, write) {
   try {
     await write(scratch);
     await mkdir(output, { recursive: true });
-    for (const name of await readdir(scratch)) await rename(join(scratch, name), join(output, name));
+    const previous = new Set(await readdir(output));
+    for (const name of await readdir(scratch)) {
+      await rename(join(scratch, name), join(output, name));
+      previous.delete(name);
+    }
+    // Files of an earlier build that this one did not write again (content-hashed chunk names).
+    for (const name of previous) await rm(join(output, name), { recursive: true, force: true });
   } finally {
     await rm(scratch, { recursive: true, force: true });
   }

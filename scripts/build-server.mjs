@@ -21,7 +21,12 @@ export async function buildServer() {
   await buildInPlace(dirname(serverBundle), 'server', async (scratch) => {
     await build({
       entryPoints: [join(root, 'dist', 'main.js')],
-      outfile: join(scratch, 'main.js'),
+      outdir: scratch,
+      // What is imported with import() (the gRPC door's server, cluster mode) goes to chunks of
+      // its own, beside main.js (the same depth, so relative paths hold), loaded only when used:
+      // in one file, their external imports (grpc-js) would load at every start.
+      splitting: true,
+      chunkNames: '[name]-[hash]',
       bundle: true,
       platform: 'node',
       format: 'esm',
