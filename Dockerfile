@@ -35,5 +35,5 @@ RUN mkdir -p /storage && chown node:node /storage
 USER node
 VOLUME ["/storage"]
 EXPOSE 6573 6574
-# The one-file bundle of the server (scripts/build-server.mjs); dist/main.js runs the same code unbundled.
+# The bundle of the server (scripts/build-server.mjs); dist/main.js runs the same code unbundled.
 CMD ["node", "dist/server/main.js"]

@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // `npm run build:server`: bundles the compiled server (dist/main.js and every module it imports,
-// dependencies included) into one ES module, dist/server/main.js, which `npm start` and the
-// Docker image run. Node resolves, reads and compiles each of the ~1,200 files a plain start
-// loads one by one; one file halves the time from spawn to listening (docs/architecture.md §21).
+// dependencies included) into dist/server/main.js, which `npm start` and the Docker image run,
+// plus a chunk beside it for each part imported only when used (the gRPC door's server, cluster
+// mode). Node resolves, reads and compiles each of the ~1,200 files a plain start loads one by
+// one; a bundle halves the time from spawn to listening (docs/architecture.md §21).
 //
 // Left outside the bundle, loaded from node_modules at run time as before: the native parts
 // (the addon's loader, classic-level), pino, whose transports start worker threads from their

@@ -9,7 +9,7 @@ export const apiVersion = '1.19.0';
 
 /**
  * The nearest directory above this module that holds package.json: the project root whether this
- * runs as src/version.ts, dist/version.js or inside the one-file bundle dist/server/main.js.
+ * runs as src/version.ts, dist/version.js or inside the bundle in dist/server.
  */
 function findProjectRoot(): string {
   let directory = dirname(fileURLToPath(import.meta.url));

@@ -1,4 +1,4 @@
-// The one-file server bundle that `npm start` and the Docker image run (scripts/build-server.mjs):
+// The server bundle that `npm start` and the Docker image run (scripts/build-server.mjs):
 // the same server as the sources, with the parts kept outside the bundle (the addon, classic-level,
 // pino, grpc-js) still found at run time. `npm test` builds it first (`pretest`).
 import { existsSync, readFileSync } from 'node:fs';

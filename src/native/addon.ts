@@ -37,6 +37,6 @@ export interface NativeBinding {
 }
 
 // Same relative path from src/native (tests), dist/native (built server) and dist/server (the
-// one-file bundle, scripts/build-server.mjs).
+// bundle and its chunks, scripts/build-server.mjs).
 const require = createRequire(import.meta.url);
 export const native: NativeBinding = require('../../native/index.cjs') as NativeBinding;
