@@ -87,13 +87,12 @@ async function readExactly(handle: FileHandle, buffer: Buffer, length: number, p
   if (bytesRead !== length) throw new Refused(`the file ended early at offset ${position + bytesRead}`);
 }
 
-/**
- * Reads the file's blocks after its header, checking each block's checksum and each record's
- * shape, and hands every record to `visit` when given. Returns the number of points.
- */
-async function readBlocks(handle: FileHandle, start: number, size: number, visit?: Visit): Promise<number> {
+/** A file at most this large is checked and restored from one read; a larger one is read twice. */
+const defaultKeptBytesLimit = 256 * 1024 * 1024;
+
+/** The file's blocks after its header, each read whole and checked against its checksum. */
+async function* checkedBlocks(handle: FileHandle, start: number, size: number): AsyncGenerator<Buffer> {
   let position = start;
-  let points = 0;
   const blockHeader = Buffer.alloc(blockHeaderBytes);
   for (;;) {
     if (position + blockHeaderBytes > size) throw new Refused('the file ends before its end block');
@@ -102,32 +101,40 @@ async function readBlocks(handle: FileHandle, start: number, size: number, visit
     const length = blockHeader.readUInt32LE(0);
     if (length === 0) {
       if (position !== size) throw new Refused('bytes follow the end block');
-      return points;
+      return;
     }
     if (length > blockLimit || position + length > size) throw new Refused(`a block at offset ${position - blockHeaderBytes} runs past the end of the file`);
     const block = Buffer.allocUnsafe(length);
     await readExactly(handle, block, length, position);
     if (crc32c(block) !== blockHeader.readUInt32LE(4)) throw new Refused(`the block at offset ${position - blockHeaderBytes} fails its checksum`);
     position += length;
-    let offset = 0;
-    while (offset < length) {
-      if (offset + 6 > length) throw new Refused('a point runs past the end of its block');
-      const idLength = block.readUInt16LE(offset);
-      const recordLength = block.readUInt32LE(offset + 2);
-      const end = offset + 6 + idLength + recordLength;
-      if ((idLength !== 9 && idLength !== 17) || end > length) throw new Refused('a point runs past the end of its block');
-      const idStart = offset + 6;
-      const recordStart = idStart + idLength;
-      // The store's id encodings (src/points/ids.ts): tag 0 and a u64, or tag 1 and 16 UUID bytes.
-      if (block[idStart] !== (idLength === 9 ? 0 : 1)) throw new Refused('a point id has an unknown tag');
-      if (block[recordStart] !== pointRecordFormat || recordLength < 13) {
-        throw new Refused(`a point record has format version ${block[recordStart]} (this build reads ${pointRecordFormat})`);
-      }
-      visit?.(block, idStart, idLength, recordStart, recordLength);
-      points += 1;
-      offset = end;
-    }
+    yield block;
   }
+}
+
+/** Checks the shape of every point of `block` and hands each to `visit` when given; returns how many. */
+function walkBlock(block: Buffer, visit?: Visit): number {
+  const length = block.length;
+  let points = 0;
+  let offset = 0;
+  while (offset < length) {
+    if (offset + 6 > length) throw new Refused('a point runs past the end of its block');
+    const idLength = block.readUInt16LE(offset);
+    const recordLength = block.readUInt32LE(offset + 2);
+    const end = offset + 6 + idLength + recordLength;
+    if ((idLength !== 9 && idLength !== 17) || end > length) throw new Refused('a point runs past the end of its block');
+    const idStart = offset + 6;
+    const recordStart = idStart + idLength;
+    // The store's id encodings (src/points/ids.ts): tag 0 and a u64, or tag 1 and 16 UUID bytes.
+    if (block[idStart] !== (idLength === 9 ? 0 : 1)) throw new Refused('a point id has an unknown tag');
+    if (block[recordStart] !== pointRecordFormat || recordLength < 13) {
+      throw new Refused(`a point record has format version ${block[recordStart]} (this build reads ${pointRecordFormat})`);
+    }
+    visit?.(block, idStart, idLength, recordStart, recordLength);
+    points += 1;
+    offset = end;
+  }
+  return points;
 }
 
 export type PointHandoffLoad = { loaded: true; points: number } | { loaded: false; reason: string };
@@ -138,7 +145,12 @@ export type PointHandoffLoad = { loaded: true; points: number } | { loaded: fals
  * another operation). The whole file is checked before the first point is restored, so a refused
  * file restores nothing. The file is deleted either way.
  */
-export async function loadPointHandoff(directory: string, expected: { binding: string; lastOperationId: number }, restore: Visit): Promise<PointHandoffLoad> {
+export async function loadPointHandoff(
+  directory: string,
+  expected: { binding: string; lastOperationId: number },
+  restore: Visit,
+  keptBytesLimit = defaultKeptBytesLimit,
+): Promise<PointHandoffLoad> {
   const path = pointHandoffPath(directory);
   let handle;
   try {
@@ -169,10 +181,16 @@ export async function loadPointHandoff(directory: string, expected: { binding: s
     if (binding !== expected.binding) throw new Refused('the file belongs to another database or collection incarnation');
     if (lastOperationId !== expected.lastOperationId) throw new Refused(`the file holds operation ${lastOperationId}, the store ${expected.lastOperationId}`);
     // First every block and record is checked, then the points are restored: nothing half-restored.
-    const counted = await readBlocks(handle, whole.length, size);
+    // A file of a bounded size is read once, its blocks kept for the restore.
+    const kept: Buffer[] | undefined = size <= keptBytesLimit ? [] : undefined;
+    let counted = 0;
+    for await (const block of checkedBlocks(handle, whole.length, size)) {
+      counted += walkBlock(block);
+      kept?.push(block);
+    }
     if (counted !== points) throw new Refused(`the header counts ${points} points, the blocks hold ${counted}`);
     restoring = true;
-    await readBlocks(handle, whole.length, size, restore);
+    for await (const block of kept ?? checkedBlocks(handle, whole.length, size)) walkBlock(block, restore);
     return { loaded: true, points };
   } catch (error) {
     if (error instanceof Refused) return { loaded: false, reason: `point hand-off file refused: ${error.message}` };
