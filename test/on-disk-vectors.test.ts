@@ -47,6 +47,10 @@ describe('on-disk vectors', () => {
   });
 
   it('GET C and /metrics — the mapped bytes are reported apart from the heap, 0 for a heap collection', async () => {
+    // Both collections fully built, so their figures compare like with like (a graph still
+    // linking holds fewer links and queued copies of vectors; CI once caught the heap one mid-build).
+    await waitGreen('heap');
+    await waitGreen('mapped');
     const mapped = await server.request('GET', '/collections/mapped');
     const heap = await server.request('GET', '/collections/heap');
     const mappedMemory = mapped.body.result.kernel_memory;
