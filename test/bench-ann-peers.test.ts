@@ -42,6 +42,14 @@ describe('bench:ann peer protocol', () => {
     expect(parseReply('{"ok": true}', 'close')).toEqual({ kind: 'close' });
   });
 
+  it('filters — a column of the filters file, or none, is one command; its reply counts the allowed points', () => {
+    expect(commandLine({ op: 'filter', column: 2 })).toBe('filter 2\n');
+    expect(commandLine({ op: 'filter', column: undefined })).toBe('filter none\n');
+    expect(() => commandLine({ op: 'filter', column: -1 })).toThrow(/whole number/);
+    expect(parseReply('{"ok": true, "allowed": 1003}', 'filter')).toEqual({ kind: 'filter', allowed: 1003 });
+    expect(() => parseReply('{"ok": true}', 'filter')).toThrow(/allowed/);
+  });
+
   it('replies — a worker error is thrown with the worker’s own words', () => {
     expect(() => parseReply('{"ok": false, "error": "ValueError: unknown command \'bogus\'"}', 'search')).toThrow(/worker failed: ValueError: unknown command/);
   });

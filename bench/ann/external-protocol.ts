@@ -31,8 +31,20 @@ export interface CloseReply {
   kind: 'close';
 }
 
-export type WorkerReply = ReadyReply | BuildReply | SearchReply | OverheadReply | CloseReply;
-export type WorkerCommand = { op: 'build'; threads: number } | { op: 'search'; ef: number; output: string } | { op: 'overhead' } | { op: 'close' };
+/** The filter now in force (a column of the worker's `--filters` file, or none). */
+export interface FilterReply {
+  kind: 'filter';
+  /** How many points the column allows, as the worker counted them (0 for none). */
+  allowed: number;
+}
+
+export type WorkerReply = ReadyReply | BuildReply | SearchReply | OverheadReply | CloseReply | FilterReply;
+export type WorkerCommand =
+  | { op: 'build'; threads: number }
+  | { op: 'search'; ef: number; output: string }
+  | { op: 'filter'; column: number | undefined }
+  | { op: 'overhead' }
+  | { op: 'close' };
 
 /** The stdin line for a command (no spaces inside a word: paths come from the benchmark's temp dir). */
 export function commandLine(command: WorkerCommand): string {
@@ -42,6 +54,9 @@ export function commandLine(command: WorkerCommand): string {
     case 'search':
       if (/\s/.test(command.output)) throw new Error(`worker output path must not contain spaces: ${command.output}`);
       return `search ${command.ef} ${command.output}\n`;
+    case 'filter':
+      if (command.column !== undefined && !(Number.isInteger(command.column) && command.column >= 0)) throw new Error(`filter column must be a whole number: ${command.column}`);
+      return `filter ${command.column ?? 'none'}\n`;
     default:
       return `${command.op}\n`;
   }
@@ -84,6 +99,8 @@ export function parseReply(line: string, expected: WorkerCommand['op'] | 'ready'
       return { kind: 'search', searchMs: finiteNumber(reply.searchMs, 'searchMs', line) };
     case 'overhead':
       return { kind: 'overhead', emptyLoopMs: finiteNumber(reply.emptyLoopMs, 'emptyLoopMs', line) };
+    case 'filter':
+      return { kind: 'filter', allowed: finiteNumber(reply.allowed, 'allowed', line) };
     case 'close':
       return { kind: 'close' };
   }

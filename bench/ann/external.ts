@@ -88,7 +88,7 @@ const madeDirectories: string[] = [];
 process.on('exit', () => madeDirectories.forEach((directory) => rmSync(directory, { recursive: true, force: true })));
 
 /** base.f32 / queries.f32 of `dataset` in a temp dir, written once per dataset. */
-function datasetDirectory(dataset: Dataset): string {
+export function datasetDirectory(dataset: Dataset): string {
   const known = datasetDirectories.get(dataset);
   if (known) return known;
   const directory = mkdtempSync(join(tmpdir(), 'quiver-bench-peers-'));
@@ -152,6 +152,15 @@ class WorkerProcess {
 
 let contenderNumber = 0;
 
+/** A filtered run's worker (bench/ann/filtered.ts): fewer queries, and the filters file. */
+export interface FilteredWorkerOptions {
+  /** Only the first `queryCount` queries of the dataset. */
+  queryCount: number;
+  /** `columns` columns of `dataset.count` bytes each (1 = allowed), column after column. */
+  filtersPath: string;
+  columns: number;
+}
+
 /** One peer index in its own worker; a Contender like the in-process ones. */
 export class ExternalContender implements Contender {
   readonly name: string;
@@ -166,16 +175,22 @@ export class ExternalContender implements Contender {
   constructor(
     readonly library: PeerLibrary,
     private readonly launchers: PeerLaunchers,
+    private readonly filtered?: FilteredWorkerOptions,
   ) {
     this.name = peerNames[library];
+  }
+
+  private queryCount(dataset: Dataset): number {
+    return this.filtered?.queryCount ?? dataset.queryCount;
   }
 
   private async start(dataset: Dataset): Promise<WorkerProcess> {
     if (this.worker) return this.worker;
     const args = [
       '--library', this.library, '--directory', datasetDirectory(dataset), '--dimension', String(dataset.dimension),
-      '--count', String(dataset.count), '--query-count', String(dataset.queryCount), '--distance', dataset.distance,
+      '--count', String(dataset.count), '--query-count', String(this.queryCount(dataset)), '--distance', dataset.distance,
       '--m', String(M), '--ef-construct', String(EF_CONSTRUCT), '--k', String(K),
+      ...(this.filtered ? ['--filters', this.filtered.filtersPath, '--filter-columns', String(this.filtered.columns)] : []),
     ];
     const worker =
       this.library === 'hnswlib-c++' ? new WorkerProcess(this.launchers.native!, args) : new WorkerProcess(this.launchers.python!, [workerScript, ...args]);
@@ -201,9 +216,16 @@ export class ExternalContender implements Contender {
     const reply = await (await this.start(dataset)).send({ op: 'search', ef: this.ef, output });
     if (reply.kind !== 'search') throw new Error('unexpected worker reply');
     this.lastSearchMs = reply.searchMs;
-    const found = foundIds(readFileSync(output), dataset.queryCount, K);
+    const found = foundIds(readFileSync(output), this.queryCount(dataset), K);
     rmSync(output, { force: true });
     return found;
+  }
+
+  /** Makes column `column` of the filters file (or none) the filter of every later search; returns how many points it allows. */
+  async setFilter(dataset: Dataset, column: number | undefined): Promise<number> {
+    const reply = await (await this.start(dataset)).send({ op: 'filter', column });
+    if (reply.kind !== 'filter') throw new Error('unexpected worker reply');
+    return reply.allowed;
   }
 
   /** Milliseconds the worker's search loop spends with a call that does nothing (0 for C++). */

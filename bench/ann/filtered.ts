@@ -1,15 +1,21 @@
 // `npm run bench:ann -- --filtered[-only]` (bench/README.md, docs/architecture.md §19): filtered
-// search, QuiverDB's kernel against hnswlib-node's filter function, on the same seeded clustered
-// data, with a random filter allowing 1%, 10% and 50% of the points. QuiverDB is called with the
-// allowed bitset the server passes and the full-scan threshold the server derives from the
-// default `full_scan_threshold` (10,000 KB), so its planner decides as in production.
-// Recall@10 against the exact filtered answer and single-thread QPS over an ef sweep; the ratio
-// is the best QPS each reaches at recall@10 >= 0.95.
+// search, QuiverDB's kernel against hnswlib-node's filter function and, when bench:ann's external
+// peers are available (bench/ann/external.ts), hnswlib C++ -march=native (a filter functor), faiss
+// HNSWFlat (an IDSelectorBitmap) and qdrant-edge (an indexed keyword payload field per filter,
+// matched by a `must` condition), on the same seeded clustered data, with a random filter
+// allowing 1%, 10% and 50% of the points. QuiverDB is called with the allowed bitset the server
+// passes and the full-scan threshold the server derives from the default `full_scan_threshold`
+// (10,000 KB), so its planner decides as in production. Recall@10 against the exact filtered
+// answer and single-thread QPS over an ef sweep; the ratio is the best QPS each reaches at
+// recall@10 >= 0.95, against hnswlib-node and against the strongest peer.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import hnswlib from 'hnswlib-node';
 import { createVectorIndex } from '../../src/native/index.js';
 import type { WrappedVectorIndex } from '../../src/native/vector-index.js';
 import { EF_CONSTRUCT, K, M } from './contenders.js';
 import { seededUniform, type Dataset } from './data.js';
+import { datasetDirectory, ExternalContender, floatPeers, type PeerLaunchers } from './external.js';
 import { recallAt } from './truth.js';
 
 const SELECTIVITIES = [0.01, 0.1, 0.5];
@@ -49,13 +55,43 @@ function timedBest(passes: number, run: () => Int32Array): { found: Int32Array; 
   return { found, queriesPerSecond: (QUERIES / best) * 1000 };
 }
 
+function cell(point: Point): string {
+  return `${point.recall.toFixed(4)} / ${Math.round(point.queriesPerSecond)}`;
+}
+
 function bestAt(points: Point[], level: number): Point | undefined {
   return points.filter((point) => point.recall >= level).sort((a, b) => b.queriesPerSecond - a.queriesPerSecond)[0];
 }
 
-export async function runFiltered(dataset: Dataset, sweep: number[], passes: number): Promise<string[]> {
+/** Each selectivity's allowed flags (one byte per point), drawn from its own seed. */
+function selectivityFlags(dataset: Dataset): Uint8Array[] {
+  return SELECTIVITIES.map((selectivity) => {
+    const uniform = seededUniform(Math.round(selectivity * 1e6));
+    return Uint8Array.from({ length: dataset.count }, () => (uniform() < selectivity ? 1 : 0));
+  });
+}
+
+/** The external peers, each built (2 threads) over the data with the filters file beside it. */
+async function buildPeers(dataset: Dataset, launchers: PeerLaunchers, flags: Uint8Array[]): Promise<ExternalContender[]> {
+  const libraries = floatPeers(launchers);
+  if (libraries.length === 0) return [];
+  const filtersPath = join(datasetDirectory(dataset), 'filters.u8');
+  const columns = new Uint8Array(flags.length * dataset.count);
+  flags.forEach((column, number) => columns.set(column, number * dataset.count));
+  writeFileSync(filtersPath, columns);
+  const peers: ExternalContender[] = [];
+  for (const library of libraries) {
+    console.error(`  ${library} build...`);
+    const peer = new ExternalContender(library, launchers, { queryCount: QUERIES, filtersPath, columns: flags.length });
+    await peer.build(dataset, 2);
+    peers.push(peer);
+  }
+  return peers;
+}
+
+export async function runFiltered(dataset: Dataset, sweep: number[], passes: number, launchers: PeerLaunchers): Promise<string[]> {
   const dimension = dataset.dimension;
-  console.error(`\n# ${dataset.name}: filtered search (QuiverDB and hnswlib-node)...`);
+  console.error(`\n# ${dataset.name}: filtered search (QuiverDB, hnswlib-node${floatPeers(launchers).map((library) => `, ${library}`).join('')})...`);
   const quiver = createVectorIndex({
     dimension,
     distance: dataset.distance,
@@ -78,23 +114,46 @@ export async function runFiltered(dataset: Dataset, sweep: number[], passes: num
   hnsw.initIndex(dataset.count, M, EF_CONSTRUCT, 100);
   for (let row = 0; row < dataset.count; row += 1) hnsw.addPoint(Array.from(dataset.vectors.subarray(row * dimension, (row + 1) * dimension)), row);
   const hnswQueries = Array.from({ length: QUERIES }, (_, query) => Array.from(dataset.queries.subarray(query * dimension, (query + 1) * dimension)));
+  const allFlags = selectivityFlags(dataset);
+  const peers = await buildPeers(dataset, launchers, allFlags);
+  const peerSweep = [...new Set([...sweep, 256, 512])];
 
   const lines: string[] = [
     `### Filtered: ${dataset.name} (${QUERIES} queries, k=${K}, M=${M}, ef_construct=${EF_CONSTRUCT}, one query at a time on one thread)`,
     '',
-    '| allowed | ef | QuiverDB (sync) recall / QPS | QuiverDB (async) recall / QPS | hnswlib-node (filter function) recall / QPS |',
-    '|---|---|---|---|---|',
+    `| allowed | ef | QuiverDB (sync) recall / QPS | QuiverDB (async) recall / QPS | hnswlib-node (filter function) recall / QPS |${peers.map((peer) => ` ${peer.name} recall / QPS |`).join('')}`,
+    `|---|---|---|---|---|${peers.map(() => '---|').join('')}`,
   ];
-  const ratios: string[] = ['', '| allowed | QuiverDB (sync) / hnswlib-node at recall@10 >= 0.95 | QuiverDB (async) / hnswlib-node |', '|---|---|---|'];
-  for (const selectivity of SELECTIVITIES) {
-    const uniform = seededUniform(Math.round(selectivity * 1e6));
-    const flags = Uint8Array.from({ length: dataset.count }, () => (uniform() < selectivity ? 1 : 0));
+  const ratios: string[] = [
+    '',
+    '| allowed | QuiverDB (sync) / hnswlib-node at recall@10 >= 0.95 | QuiverDB (async) / hnswlib-node | strongest other peer at >= 0.95 (QPS) | QuiverDB (sync) / it | QuiverDB (async) / it |',
+    '|---|---|---|---|---|---|',
+  ];
+  for (const [position, selectivity] of SELECTIVITIES.entries()) {
+    const flags = allFlags[position]!;
     const allowed = bitsetOf(flags);
     const truth = await exactTruth(quiver, dataset, allowed);
     const filter = (label: number): boolean => flags[label] === 1;
     const sync: Point[] = [];
     const asynchronous: Point[] = [];
     const peer: Point[] = [];
+    const others: Point[][] = peers.map(() => []);
+    for (const [number, other] of peers.entries()) {
+      const allowedCount = await other.setFilter(dataset, position);
+      const expected = flags.reduce((sum, flag) => sum + flag, 0);
+      if (allowedCount !== expected) throw new Error(`${other.name} counted ${allowedCount} allowed points, expected ${expected}`);
+      // The peers get a longer sweep: a post-filtering walk (faiss) needs a large ef at 1%.
+      for (const ef of peerSweep) {
+        other.setEf(ef);
+        let bestMs = Infinity;
+        let found: Int32Array = new Int32Array();
+        for (let pass = 0; pass < passes; pass += 1) {
+          found = await other.searchAll(dataset);
+          bestMs = Math.min(bestMs, other.lastSearchMs!);
+        }
+        others[number]!.push({ ef, recall: recallAt(found, truth, QUERIES), queriesPerSecond: (QUERIES / bestMs) * 1000 });
+      }
+    }
     for (const ef of sweep) {
       hnsw.setEf(ef);
       const quiverRun = timedBest(passes, () => {
@@ -123,16 +182,28 @@ export async function runFiltered(dataset: Dataset, sweep: number[], passes: num
       sync.push({ ef, recall: recallAt(quiverRun.found, truth, QUERIES), queriesPerSecond: quiverRun.queriesPerSecond });
       asynchronous.push({ ef, recall: recallAt(asyncFound, truth, QUERIES), queriesPerSecond: (QUERIES / asyncBest) * 1000 });
       peer.push({ ef, recall: recallAt(peerRun.found, truth, QUERIES), queriesPerSecond: peerRun.queriesPerSecond });
-      const cell = (point: Point) => `${point.recall.toFixed(4)} / ${Math.round(point.queriesPerSecond)}`;
-      lines.push(`| ${selectivity * 100}% | ${ef} | ${cell(sync.at(-1)!)} | ${cell(asynchronous.at(-1)!)} | ${cell(peer.at(-1)!)} |`);
+      const otherCells = others.map((points) => ` ${cell(points.find((point) => point.ef === ef)!)} |`).join('');
+      lines.push(`| ${selectivity * 100}% | ${ef} | ${cell(sync.at(-1)!)} | ${cell(asynchronous.at(-1)!)} | ${cell(peer.at(-1)!)} |${otherCells}`);
     }
-    const ratio = (mine: Point[]) => {
+    for (const ef of peerSweep.filter((value) => !sweep.includes(value))) {
+      const otherCells = others.map((points) => ` ${cell(points.find((point) => point.ef === ef)!)} |`).join('');
+      lines.push(`| ${selectivity * 100}% | ${ef} | – | – | – |${otherCells}`);
+    }
+    const ratio = (mine: Point[], against: Point[]) => {
       const a = bestAt(mine, 0.95);
-      const b = bestAt(peer, 0.95);
+      const b = bestAt(against, 0.95);
       return a && b ? (a.queriesPerSecond / b.queriesPerSecond).toFixed(2) : 'n/a';
     };
-    ratios.push(`| ${selectivity * 100}% | ${ratio(sync)} | ${ratio(asynchronous)} |`);
+    const strongest = others
+      .map((points, number) => ({ name: peers[number]!.name, points, best: bestAt(points, 0.95) }))
+      .filter((entry) => entry.best !== undefined)
+      .sort((left, right) => right.best!.queriesPerSecond - left.best!.queriesPerSecond)[0];
+    const strongestCells = strongest
+      ? `${strongest.name} (${Math.round(strongest.best!.queriesPerSecond)} at ef ${strongest.best!.ef}) | ${ratio(sync, strongest.points)} | ${ratio(asynchronous, strongest.points)}`
+      : `${peers.length === 0 ? 'no external peers in this run' : 'none reached 0.95'} | – | –`;
+    ratios.push(`| ${selectivity * 100}% | ${ratio(sync, peer)} | ${ratio(asynchronous, peer)} | ${strongestCells} |`);
   }
   quiver.close();
+  for (const other of peers) other.close();
   return [...lines, ...ratios];
 }

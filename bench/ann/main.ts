@@ -29,7 +29,7 @@ const quantized = quantizedOnly || process.argv.includes('--quantized');
 /** `--datatypes`: also float16 / uint8 against float32 (bench/ann/datatypes.ts); `--datatypes-only`: only it. */
 const datatypesOnly = process.argv.includes('--datatypes-only');
 const datatypes = datatypesOnly || process.argv.includes('--datatypes');
-/** `--filtered`: also filtered search against hnswlib-node's filter function; `--filtered-only`: only it. */
+/** `--filtered`: also filtered search against hnswlib-node's filter function and the external peers; `--filtered-only`: only it. */
 const filteredOnly = process.argv.includes('--filtered-only');
 const filtered = filteredOnly || process.argv.includes('--filtered');
 const sweep = quick ? [16, 32, 64, 128] : [10, 16, 24, 32, 48, 64, 96, 128, 192, 256];
@@ -254,7 +254,7 @@ async function main(): Promise<void> {
     output.push(...lines, '');
     console.log(lines.join('\n') + '\n');
   }
-  const launchers: PeerLaunchers = withPeers && !datatypesOnly && !filteredOnly ? preparePeers() : { python: undefined, native: undefined, skipped: [] };
+  const launchers: PeerLaunchers = withPeers && !datatypesOnly ? preparePeers() : { python: undefined, native: undefined, skipped: [] };
   if (!withPeers) launchers.skipped.push(quick ? 'hnswlib C++, faiss and qdrant-edge skipped in --quick (add --peers to include them)' : 'hnswlib C++, faiss and qdrant-edge skipped (--no-peers)');
   for (const reason of launchers.skipped) console.error(`bench:ann: ${reason}`);
   output.push(...launchers.skipped.map((reason) => `- ${reason}`), ...(launchers.skipped.length > 0 ? [''] : []));
@@ -266,7 +266,7 @@ async function main(): Promise<void> {
       console.log(lines.join('\n') + '\n');
     }
     if (filtered) {
-      const lines = await runFiltered(dataset, quick ? [16, 64] : [16, 32, 64, 128], 2);
+      const lines = await runFiltered(dataset, quick ? [16, 64] : [16, 32, 64, 128], 2, launchers);
       output.push(...lines, '');
       console.log(lines.join('\n') + '\n');
     }

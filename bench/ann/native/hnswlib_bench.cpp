@@ -6,6 +6,8 @@
 //
 //   build <threads>           -> {"ok":true,"buildMs":..,"rssGrowthBytes":..,"indexBytes":..}
 //   search <ef> <output.i32>  -> {"ok":true,"searchMs":..}   (K int32 ids per query, -1 padded)
+//   filter <column|none>      -> {"ok":true,"allowed":..}  (a column of --filters; searches
+//                                then pass hnswlib a filter functor reading it)
 //   overhead                  -> {"ok":true,"emptyLoopMs":0}  (no interpreter loop here)
 //   close                     -> {"ok":true}, then exit
 //
@@ -37,6 +39,19 @@ struct Options {
   size_t m = 16;
   size_t efConstruct = 128;
   size_t k = 10;
+  /** Optional: `filterColumns` columns of `count` bytes each (1 = allowed), column after column. */
+  std::string filters;
+  size_t filterColumns = 0;
+};
+
+/** hnswlib's filter hook: a point passes when its byte in the chosen column is 1. */
+class ColumnFilter : public hnswlib::BaseFilterFunctor {
+ public:
+  explicit ColumnFilter(const uint8_t* column) : column_(column) {}
+  bool operator()(hnswlib::labeltype label) override { return column_[label] != 0; }
+
+ private:
+  const uint8_t* column_;
 };
 
 long residentBytes() {
@@ -92,6 +107,8 @@ int main(int argc, char** argv) {
     else if (name == "--m") options.m = std::stoul(value);
     else if (name == "--ef-construct") options.efConstruct = std::stoul(value);
     else if (name == "--k") options.k = std::stoul(value);
+    else if (name == "--filters") options.filters = value;
+    else if (name == "--filter-columns") options.filterColumns = std::stoul(value);
   }
   const bool cosine = options.distance == "Cosine";
   const std::vector<float> base = readRows(options.directory + "/base.f32", options.count, options.dimension, cosine);
@@ -99,6 +116,16 @@ int main(int argc, char** argv) {
   std::unique_ptr<hnswlib::SpaceInterface<float>> space;
   if (cosine) space = std::make_unique<hnswlib::InnerProductSpace>(options.dimension);
   else space = std::make_unique<hnswlib::L2Space>(options.dimension);
+  std::vector<uint8_t> filterBytes(options.filters.empty() ? 0 : options.count * options.filterColumns);
+  if (!options.filters.empty()) {
+    std::FILE* file = std::fopen(options.filters.c_str(), "rb");
+    if (file == nullptr || std::fread(filterBytes.data(), 1, filterBytes.size(), file) != filterBytes.size()) {
+      std::fprintf(stderr, "hnswlib_bench: cannot read %s\n", options.filters.c_str());
+      return 2;
+    }
+    std::fclose(file);
+  }
+  std::unique_ptr<ColumnFilter> filter;
   std::unique_ptr<hnswlib::HierarchicalNSW<float>> index;
   reply("{\"ok\":true,\"ready\":true,\"library\":\"hnswlib-c++\",\"version\":\"hnswlib-node bundled header\"}");
 
@@ -149,7 +176,7 @@ int main(int argc, char** argv) {
       std::vector<int32_t> found(options.queryCount * options.k, -1);
       const auto start = std::chrono::steady_clock::now();
       for (size_t query = 0; query < options.queryCount; query += 1) {
-        auto result = index->searchKnn(queries.data() + query * options.dimension, options.k);
+        auto result = index->searchKnn(queries.data() + query * options.dimension, options.k, filter.get());
         // The queue pops farthest first: fill from the back so position 0 is the nearest.
         size_t position = result.size();
         while (!result.empty()) {
@@ -168,6 +195,28 @@ int main(int argc, char** argv) {
       }
       std::ostringstream json;
       json << "{\"ok\":true,\"searchMs\":" << searchMs << "}";
+      reply(json.str());
+      continue;
+    }
+    if (command == "filter") {
+      std::string column;
+      words >> column;
+      if (column == "none") {
+        filter.reset();
+        reply("{\"ok\":true,\"allowed\":0}");
+        continue;
+      }
+      const size_t chosen = column.empty() ? options.filterColumns : std::stoul(column);
+      if (chosen >= options.filterColumns) {
+        reply("{\"ok\":false,\"error\":\"no such filter column (start with --filters and --filter-columns)\"}");
+        continue;
+      }
+      const uint8_t* bytes = filterBytes.data() + chosen * options.count;
+      size_t allowed = 0;
+      for (size_t point = 0; point < options.count; point += 1) allowed += bytes[point] != 0;
+      filter = std::make_unique<ColumnFilter>(bytes);
+      std::ostringstream json;
+      json << "{\"ok\":true,\"allowed\":" << allowed << "}";
       reply(json.str());
       continue;
     }

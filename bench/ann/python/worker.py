@@ -8,6 +8,8 @@ described in bench/README.md, "External peers"):
 
     build <threads>           -> {"ok": true, "buildMs": .., "rssGrowthBytes": .., "indexBytes": ..}
     search <ef> <output.i32>  -> {"ok": true, "searchMs": ..}   (K int32 ids per query, -1 padded)
+    filter <column|none>      -> {"ok": true, "allowed": ..}   (a column of --filters, used by
+                                 every later search until the next filter command)
     overhead                  -> {"ok": true, "emptyLoopMs": ..}
     close                     -> {"ok": true}, then exit
 
@@ -18,6 +20,12 @@ Searches are single-query calls on one thread, like the other contenders; the ti
 inside this process around the call loop only, so the process hop is not counted. A Python call
 loop still costs something per query: `overhead` times the same loop calling a function that does
 nothing, so the report can say how much of a peer's time is the loop.
+
+Filtered search (bench/ann/filtered.ts): `--filters` names a file of `--filter-columns` columns
+of `count` bytes each (1 = the point is allowed), column after column. Each library gets the
+filter the way its users give it: faiss an IDSelectorBitmap in SearchParametersHNSW; qdrant-edge
+a boolean payload field per column (`f0`, `f1`, ..) with a payload index on it, matched by a
+`must` condition, so its query planner picks the strategy as Qdrant does.
 """
 
 import argparse
@@ -67,6 +75,16 @@ class FaissPeer:
         # One (1, d) view per query, made once outside the timed loop.
         self.queries = [query_rows[row : row + 1] for row in range(query_rows.shape[0])]
         self.index = None
+        self.selector = None
+        self.selector_bits = None
+
+    def set_filter(self, _number, column):
+        if column is None:
+            self.selector = self.selector_bits = None
+            return
+        # faiss reads bit i of the bitmap as (bitmap[i >> 3] >> (i & 7)) & 1.
+        self.selector_bits = np.packbits(column, bitorder="little")
+        self.selector = self.faiss.IDSelectorBitmap(column.shape[0], self.faiss.swig_ptr(self.selector_bits))
 
     def build(self, threads):
         faiss = self.faiss
@@ -95,6 +113,15 @@ class FaissPeer:
         index.hnsw.efSearch = ef
         k = self.options.k
         queries = self.queries
+        if self.selector is not None:
+            params = self.faiss.SearchParametersHNSW()
+            params.efSearch = ef
+            params.sel = self.selector
+            start = time.perf_counter()
+            for row, query in enumerate(queries):
+                _, labels = index.search(query, k, params=params)
+                found[row] = labels[0]
+            return (time.perf_counter() - start) * 1000
         start = time.perf_counter()
         for row, query in enumerate(queries):
             _, labels = index.search(query, k)
@@ -111,10 +138,12 @@ class FaissPeer:
 class QdrantEdgePeer:
     """Qdrant's engine embedded (qdrant-edge-py): one shard, one HNSW segment, searched with hnsw_ef."""
 
-    def __init__(self, options, base, queries):
+    def __init__(self, options, base, queries, filters):
         import qdrant_edge
 
         self.edge = qdrant_edge
+        self.filters = filters
+        self.filter = None
         self.options = options
         self.version = getattr(qdrant_edge, "__version__", "0.9.0")
         self.base = base
@@ -142,14 +171,27 @@ class QdrantEdgePeer:
             wal_enabled=False,
         )
         shard = edge.EdgeShard.create(self.directory, config)
+        columns = 0 if self.filters is None else self.filters.shape[0]
+        # Indexed before the graph is built, so the build sees them (payload-aware links).
+        for number in range(columns):
+            shard.update(edge.UpdateOperation.create_field_index(f"f{number}", edge.PayloadSchemaType.Keyword))
         batch = 5_000
         count = self.base.shape[0]
         for start in range(0, count, batch):
             rows = self.base[start : min(count, start + batch)]
-            points = [edge.Point(start + offset, row.tolist()) for offset, row in enumerate(rows)]
+            points = [
+                edge.Point(start + offset, row.tolist(), self.payload(start + offset, columns) if columns else None) for offset, row in enumerate(rows)
+            ]
             shard.update(edge.UpdateOperation.upsert_points(points))
         shard.optimize()
         self.shard = shard
+
+    def payload(self, point, columns):
+        return {f"f{number}": "yes" if self.filters[number, point] else "no" for number in range(columns)}
+
+    def set_filter(self, number, _column):
+        edge = self.edge
+        self.filter = None if number is None else edge.Filter(must=[edge.FieldCondition(key=f"f{number}", match=edge.MatchValue("yes"))])
 
     def index_bytes(self):
         return None
@@ -161,9 +203,10 @@ class QdrantEdgePeer:
         params = edge.SearchParams(hnsw_ef=ef)
         nearest = edge.Query.Nearest
         request = edge.SearchRequest
+        chosen = self.filter
         start = time.perf_counter()
         for row, query in enumerate(self.queries):
-            points = shard.search(request(query=nearest(query), limit=k, params=params))
+            points = shard.search(request(query=nearest(query), limit=k, filter=chosen, params=params))
             for position, point in enumerate(points):
                 found[row, position] = point.id
         return (time.perf_counter() - start) * 1000
@@ -180,11 +223,11 @@ class QdrantEdgePeer:
             self.directory = None
 
 
-def make_peer(options, base, queries):
+def make_peer(options, base, queries, filters):
     if options.library in ("faiss", "faiss-sq8", "faiss-binary"):
         return FaissPeer(options.library, options, base, queries)
     if options.library == "qdrant-edge":
-        return QdrantEdgePeer(options, base, queries)
+        return QdrantEdgePeer(options, base, queries, filters)
     raise ValueError(f"unknown library {options.library}")
 
 
@@ -193,7 +236,7 @@ def reply(message):
     sys.stdout.flush()
 
 
-def handle(peer, words, options):
+def handle(peer, words, options, filters):
     command = words[0] if words else ""
     if command == "build":
         threads = int(words[1])
@@ -209,6 +252,15 @@ def handle(peer, words, options):
         search_ms = peer.search(ef, found)
         found.tofile(words[2])
         return {"ok": True, "searchMs": search_ms}
+    if command == "filter":
+        if words[1] == "none":
+            peer.set_filter(None, None)
+            return {"ok": True, "allowed": 0}
+        number = int(words[1])
+        if filters is None or not 0 <= number < filters.shape[0]:
+            raise ValueError(f"no filter column {number} (start the worker with --filters and --filter-columns)")
+        peer.set_filter(number, filters[number])
+        return {"ok": True, "allowed": int(np.count_nonzero(filters[number]))}
     if command == "overhead":
         # The search loop with a call that does nothing: what the Python loop itself costs.
         call = peer.call_once
@@ -230,10 +282,17 @@ def main():
     parser.add_argument("--m", type=int, required=True)
     parser.add_argument("--ef-construct", type=int, required=True)
     parser.add_argument("--k", type=int, required=True)
+    parser.add_argument("--filters")
+    parser.add_argument("--filter-columns", type=int, default=0)
     options = parser.parse_args()
     base = np.fromfile(os.path.join(options.directory, "base.f32"), dtype=np.float32).reshape(options.count, options.dimension)
-    queries = np.fromfile(os.path.join(options.directory, "queries.f32"), dtype=np.float32).reshape(options.query_count, options.dimension)
-    peer = make_peer(options, base, queries)
+    # The first query-count queries of the file (a filtered run asks for fewer than there are).
+    query_values = options.query_count * options.dimension
+    queries = np.fromfile(os.path.join(options.directory, "queries.f32"), dtype=np.float32, count=query_values).reshape(options.query_count, options.dimension)
+    filters = None
+    if options.filters:
+        filters = np.fromfile(options.filters, dtype=np.uint8, count=options.filter_columns * options.count).reshape(options.filter_columns, options.count) != 0
+    peer = make_peer(options, base, queries, filters)
     reply({"ok": True, "ready": True, "library": options.library, "version": peer.version})
     for line in sys.stdin:
         words = line.split()
@@ -242,7 +301,7 @@ def main():
             reply({"ok": True})
             return
         try:
-            reply(handle(peer, words, options))
+            reply(handle(peer, words, options, filters))
         except Exception as error:  # noqa: BLE001 - every failure goes back to the benchmark as a reply
             reply({"ok": False, "error": f"{type(error).__name__}: {error}"})
     peer.close()
