@@ -80,12 +80,19 @@ describe('search inline and on the pool', () => {
     }
   });
 
-  it('inline search — filtered and exact searches answer like the pool (they always run there)', async () => {
+  it('inline search — a filtered search runs on the JS thread when it is idle and answers like the pool; an exact one always goes to the pool', async () => {
     const index = await builtIndex();
     const allowed = new Uint8Array(pointCount / 8).fill(0b0101_0101);
     const probe = query(xorshiftVectors(1, dimension, 5), 0);
-    const inline = plain(await index.search(probe, 10, { allowed }));
-    const exact = plain(await index.search(probe, 10, { exact: true }));
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    // Inline, the promise is settled before any event-loop turn; a pool answer needs one.
+    const filtered = settlesWithinMicrotasks(index.search(probe, 10, { allowed }));
+    expect(await filtered.settledEarly).toBe(true);
+    const inline = plain(await filtered.promise);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const exactSearch = settlesWithinMicrotasks(index.search(probe, 10, { exact: true }));
+    expect(await exactSearch.settledEarly).toBe(false);
+    const exact = plain(await exactSearch.promise);
     setInlineSearch(false);
     expect(plain(await index.search(probe, 10, { allowed }))).toEqual(inline);
     expect(plain(await index.search(probe, 10, { exact: true }))).toEqual(exact);
@@ -93,6 +100,20 @@ describe('search inline and on the pool', () => {
     index.close();
   });
 });
+
+/** Whether `promise` settles within a few microtasks, i.e. without waiting for the event loop. */
+function settlesWithinMicrotasks<Value>(promise: Promise<Value>): { promise: Promise<Value>; settledEarly: Promise<boolean> } {
+  let settled = false;
+  promise.then(
+    () => (settled = true),
+    () => (settled = true),
+  );
+  const settledEarly = (async () => {
+    for (let turn = 0; turn < 5; turn += 1) await Promise.resolve();
+    return settled;
+  })();
+  return { promise, settledEarly };
+}
 
 function busyFor(milliseconds: number): void {
   const until = performance.now() + milliseconds;

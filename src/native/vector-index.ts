@@ -117,8 +117,10 @@ export class WrappedVectorIndex implements VectorIndex {
 
   async search(query: Float32Array, k: number, options?: SearchOptions): Promise<SearchResult> {
     checkSearchOptions(k, options);
-    // Exact and filtered searches may scan many points: always on the pool.
-    if (options?.exact !== true && options?.allowed == null && this.inlineCost.cheap() && inlineGate.admit(this.completions.size)) {
+    // An exact search scans every point: always on the pool. A filtered one is bounded like an
+    // unfiltered one (the kernel's planner scans at most the full-scan threshold's points, else
+    // walks the graph), and the index's running cost average sends it to the pool if not.
+    if (options?.exact !== true && this.inlineCost.cheap() && inlineGate.admit(this.completions.size)) {
       const started = performance.now();
       try {
         return decodeSingle(this.handle.searchSync(query, k, ...searchArguments(options)));
