@@ -18,6 +18,9 @@ use crate::top_k::Neighbor;
 use std::cmp::Reverse;
 use std::sync::atomic::Ordering;
 
+/// Failing neighbours' link rows loading ahead of the one the second hop reads.
+const SECOND_HOP_PREFETCH: usize = 4;
+
 /// What one filtered walk did: what the planner's cost model is calibrated on
 /// (index/plan.rs, examples/calibrate_filter.rs).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -108,9 +111,20 @@ impl Graph {
                     failing.push(slot);
                 }
             }
-            for &through in &failing {
+            // The second hop reads one link row per failing neighbour, each a likely cache
+            // miss: keep the next few rows loading while this one is read, so the misses
+            // overlap instead of following one another.
+            if met < wanted {
+                for &ahead in failing.iter().take(SECOND_HOP_PREFETCH) {
+                    self.prefetch_level0_links(ahead);
+                }
+            }
+            for (position, &through) in failing.iter().enumerate() {
                 if met >= wanted {
                     break;
+                }
+                if let Some(&ahead) = failing.get(position + SECOND_HOP_PREFETCH) {
+                    self.prefetch_level0_links(ahead);
                 }
                 let Some(row) = self.links(through, 0) else { continue };
                 let count = (row[0].load(Ordering::Acquire) as usize).min(row.len() - 1);
