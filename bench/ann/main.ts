@@ -266,7 +266,7 @@ async function main(): Promise<void> {
       console.log(lines.join('\n') + '\n');
     }
     if (filtered) {
-      const lines = await runFiltered(dataset, quick ? [16, 64] : [16, 32, 64, 128], 2, launchers);
+      const lines = await runFiltered(dataset, quick ? [16, 64] : [10, 16, 24, 32, 48, 64, 96, 128], 2, launchers);
       output.push(...lines, '');
       console.log(lines.join('\n') + '\n');
     }

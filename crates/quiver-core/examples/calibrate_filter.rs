@@ -1,17 +1,21 @@
 //! Calibration of the filtered-search planner (index/plan.rs): builds a clustered index, then
 //! for a range of selectivities times each strategy forced (exact scan, plain walk, two-hop
 //! walk) and prints microseconds per query, recall@10 against the scan, and what the planner
-//! would pick. `cargo run --release -p quiver-core --example calibrate_filter -- [count] [dimension] [ef]`
+//! would pick. `cargo run --release -p quiver-core --example calibrate_filter -- [count] [dimension] [ef] [clusters]`
+//! `ef` may be a list (`10,16,24,32`): the walks differ in recall at the same `ef`, so strategies
+//! are compared at equal recall, over one build. `clusters` defaults to √count / 4 (bench:ann's
+//! 128-d set has 1,000 for 100k).
 
 use quiver_core::index::plan::{plain_walk_cost, scan_cost, walk_cost, PlanInput};
 use quiver_core::{AllowedSlots, FilterStrategy, Hit, IndexParams, Metric, SearchParams, VectorIndex};
 use std::time::Instant;
 
 fn main() {
-    let arguments: Vec<usize> = std::env::args().skip(1).map(|value| value.parse().expect("numbers")).collect();
-    let count = arguments.first().copied().unwrap_or(100_000);
-    let dimension = arguments.get(1).copied().unwrap_or(128);
-    let ef = arguments.get(2).copied().unwrap_or(64);
+    let words: Vec<String> = std::env::args().skip(1).collect();
+    let number = |position: usize, default: usize| words.get(position).map_or(default, |value| value.parse().expect("a number"));
+    let count = number(0, 100_000);
+    let dimension = number(1, 128);
+    let efs: Vec<usize> = words.get(2).map_or(vec![64], |list| list.split(',').map(|value| value.parse().expect("ef numbers")).collect());
     let mut state = 0x2545_F491_4F6C_DD1Du64;
     let mut next = move || {
         state ^= state << 13;
@@ -32,7 +36,7 @@ fn main() {
             (-2.0 * a.ln()).sqrt() * (std::f32::consts::TAU * b).cos()
         }
     };
-    let clusters = (count as f64).sqrt() as usize / 4 + 1;
+    let clusters = number(3, (count as f64).sqrt() as usize / 4 + 1);
     let queries = 200;
     let centres: Vec<f32> = (0..clusters * dimension).map(|_| gaussian() * 4.0).collect();
     let mut data = Vec::with_capacity((count + queries) * dimension);
@@ -54,8 +58,8 @@ fn main() {
     index.upsert(&slots, &data[..count * dimension]).unwrap();
     index.wait_indexed();
     let queries = &data[count * dimension..];
-    println!("{count} x {dimension}, ef {ef}, {} queries", queries.len() / dimension);
-    println!("selectivity | scan us | plain us / recall | two-hop us / recall | model scan / plain / two-hop (us) | planner");
+    println!("{count} x {dimension}, {clusters} clusters, {} queries", queries.len() / dimension);
+    println!("selectivity | ef | scan us | plain us / recall | two-hop us / recall | model scan / plain / two-hop (us) | planner");
     for per_mille in [10u64, 20, 50, 100, 200, 500, 1000] {
         let mut bits = vec![0u8; count.div_ceil(8)];
         for slot in 0..count {
@@ -64,50 +68,56 @@ fn main() {
             }
         }
         let allowed = AllowedSlots::new(&bits);
-        let run = |strategy: FilterStrategy| -> (f64, Vec<Vec<Hit>>) {
-            let params = SearchParams { ef: Some(ef), allowed: Some(allowed), strategy, ..SearchParams::default() };
-            let mut best = f64::INFINITY;
-            let mut found = Vec::new();
-            for _pass in 0..2 {
-                found.clear();
-                let start = Instant::now();
-                for query in queries.chunks_exact(dimension) {
-                    found.push(index.search(query, 10, &params).unwrap());
+        for &ef in &efs {
+            let run = |strategy: FilterStrategy| -> (f64, Vec<Vec<Hit>>) {
+                let params = SearchParams { ef: Some(ef), allowed: Some(allowed), strategy, ..SearchParams::default() };
+                let mut best = f64::INFINITY;
+                let mut found = Vec::new();
+                for _pass in 0..2 {
+                    found.clear();
+                    let start = Instant::now();
+                    for query in queries.chunks_exact(dimension) {
+                        found.push(index.search(query, 10, &params).unwrap());
+                    }
+                    best = best.min(start.elapsed().as_secs_f64() * 1e6 / (queries.len() / dimension) as f64);
                 }
-                best = best.min(start.elapsed().as_secs_f64() * 1e6 / (queries.len() / dimension) as f64);
+                (best, found)
+            };
+            let (scan, truth) = run(FilterStrategy::Scan);
+            let (plain, plain_found) = run(FilterStrategy::PlainWalk);
+            let (two_hop, two_hop_found) = run(FilterStrategy::TwoHopWalk);
+            let recall = |found: &[Vec<Hit>]| {
+                let total: usize = truth.iter().map(Vec::len).sum();
+                let hits: usize = found
+                    .iter()
+                    .zip(&truth)
+                    .map(|(found, truth)| truth.iter().filter(|hit| found.iter().any(|other| other.slot == hit.slot)).count())
+                    .sum();
+                hits as f64 / total.max(1) as f64
+            };
+            let mut counts = (0usize, 0usize);
+            for query in queries.chunks_exact(dimension) {
+                let walked = index.two_hop_walk_counts(query, 10, ef, allowed);
+                counts.0 += walked.scored;
+                counts.1 += walked.links_read;
             }
-            (best, found)
-        };
-        let (scan, truth) = run(FilterStrategy::Scan);
-        let (plain, plain_found) = run(FilterStrategy::PlainWalk);
-        let (two_hop, two_hop_found) = run(FilterStrategy::TwoHopWalk);
-        let recall = |found: &[Vec<Hit>]| {
-            let total: usize = truth.iter().map(Vec::len).sum();
-            let hits: usize = found
-                .iter()
-                .zip(&truth)
-                .map(|(found, truth)| truth.iter().filter(|hit| found.iter().any(|other| other.slot == hit.slot)).count())
-                .sum();
-            hits as f64 / total.max(1) as f64
-        };
-        let mut counts = (0usize, 0usize);
-        for query in queries.chunks_exact(dimension) {
-            let walked = index.two_hop_walk_counts(query, 10, ef, allowed);
-            counts.0 += walked.scored;
-            counts.1 += walked.links_read;
+            let per_query = (queries.len() / dimension) as f64;
+            println!(
+                "    two-hop walk per query: {:.0} scored, {:.0} links read",
+                counts.0 as f64 / per_query,
+                counts.1 as f64 / per_query
+            );
+            let input = PlanInput { allowed: allowed.count(), graph_nodes: count, dimension, m0: 32, ef };
+            println!(
+                "{:>6.1}% | {ef:>3} | {scan:>8.1} | {plain:>8.1} / {:.3} | {two_hop:>8.1} / {:.3} | {:.1} / {:.1} / {:.1} | {:?}",
+                per_mille as f64 / 10.0,
+                recall(&plain_found),
+                recall(&two_hop_found),
+                scan_cost(&input) / 1000.0,
+                plain_walk_cost(&input) / 1000.0,
+                walk_cost(&input) / 1000.0,
+                quiver_core::index::plan::cheapest(&input)
+            );
         }
-        let per_query = (queries.len() / dimension) as f64;
-        println!("    two-hop walk per query: {:.0} scored, {:.0} links read", counts.0 as f64 / per_query, counts.1 as f64 / per_query);
-        let input = PlanInput { allowed: allowed.count(), graph_nodes: count, dimension, m0: 32, ef };
-        println!(
-            "{:>6.1}% | {scan:>8.1} | {plain:>8.1} / {:.3} | {two_hop:>8.1} / {:.3} | {:.1} / {:.1} / {:.1} | {:?}",
-            per_mille as f64 / 10.0,
-            recall(&plain_found),
-            recall(&two_hop_found),
-            scan_cost(&input) / 1000.0,
-            plain_walk_cost(&input) / 1000.0,
-            walk_cost(&input) / 1000.0,
-            quiver_core::index::plan::cheapest(&input)
-        );
     }
 }

@@ -3,6 +3,7 @@
 //! filtered walk must keep recall@10 >= 0.95 from 0.1% to 100% of the points allowed.
 
 use crate::index::plan::TWO_HOP_MIN_SELECTIVITY;
+use crate::index::DEFAULT_EF;
 use crate::test_support::{clustered, recall, slots, Random};
 use crate::{AllowedSlots, FilterStrategy, IndexParams, Metric, SearchParams, VectorIndex};
 
@@ -17,7 +18,9 @@ fn index_of_clustered_points() -> VectorIndex {
         m: 16,
         ef_construct: 100,
         full_scan_threshold: 0,
-        indexing_threads: 2,
+        // One thread: the same graph on every run, so each recall asserted here is one number,
+        // not a draw from concurrent builds.
+        indexing_threads: 1,
         ..IndexParams::new(DIMENSION, Metric::Euclid)
     };
     let index = VectorIndex::new(params).unwrap();
@@ -38,11 +41,11 @@ fn random_filter(per_million: u64, seed: u64) -> Vec<u8> {
     bits
 }
 
-fn recall_with(index: &VectorIndex, queries: &[f32], allowed: AllowedSlots<'_>, strategy: FilterStrategy) -> f64 {
+fn recall_with(index: &VectorIndex, queries: &[f32], allowed: AllowedSlots<'_>, strategy: FilterStrategy, ef: usize) -> f64 {
     let mut found = Vec::new();
     let mut truth = Vec::new();
     for query in queries.chunks_exact(DIMENSION) {
-        let params = SearchParams { ef: Some(EF), allowed: Some(allowed), strategy, ..SearchParams::default() };
+        let params = SearchParams { ef: Some(ef), allowed: Some(allowed), strategy, ..SearchParams::default() };
         let hits = index.search(query, 10, &params).unwrap();
         assert!(hits.iter().all(|hit| allowed.contains(hit.slot)), "a result outside the filter");
         found.push(hits);
@@ -55,7 +58,7 @@ fn recall_with(index: &VectorIndex, queries: &[f32], allowed: AllowedSlots<'_>, 
 fn filtered_search_keeps_recall_at_every_selectivity_for_the_planner_and_both_forced_strategies() {
     let index = index_of_clustered_points();
     let queries = clustered(40, DIMENSION, 100, 22);
-    for per_million in [1_000u64, 10_000, 100_000, 500_000, 1_000_000] {
+    for per_million in [1_000u64, 10_000, 50_000, 70_000, 100_000, 500_000, 1_000_000] {
         let bits = random_filter(per_million, per_million);
         let allowed = AllowedSlots::new(&bits);
         let mut strategies = vec![FilterStrategy::Auto, FilterStrategy::Scan, FilterStrategy::PlainWalk];
@@ -64,13 +67,32 @@ fn filtered_search_keeps_recall_at_every_selectivity_for_the_planner_and_both_fo
             strategies.push(FilterStrategy::TwoHopWalk);
         }
         for strategy in strategies {
-            let measured = recall_with(&index, &queries, allowed, strategy);
+            let measured = recall_with(&index, &queries, allowed, strategy, EF);
             let percent = per_million as f64 / 10_000.0;
             assert!(measured >= 0.95, "{percent}% allowed, {strategy:?}: recall@10 {measured}");
             if strategy == FilterStrategy::Scan {
                 assert_eq!(measured, 1.0, "{percent}% allowed: the forced scan is exact");
             }
         }
+    }
+}
+
+#[test]
+fn two_hop_walk_keeps_recall_at_the_default_ef_wherever_the_planner_may_pick_it() {
+    // Clusters of ~100 points hold few allowed points each at low selectivity, and the walk,
+    // which only steps onto allowed nodes, strands between them. At the default ef it read
+    // 0.95 at 5% and 0.9525 at 7% here (0.877 at 5% on bench:ann's 100k x 128 shape), against
+    // 0.99 at 10% and 20% and 0.975 at 50%: hence TWO_HOP_MIN_SELECTIVITY, which this rule
+    // guards (lowered to 5% or 7%, it fails here).
+    let index = index_of_clustered_points();
+    let queries = clustered(40, DIMENSION, 100, 22);
+    for per_million in [50_000u64, 70_000, 100_000, 200_000, 500_000] {
+        if (per_million as f64 / 1e6) < TWO_HOP_MIN_SELECTIVITY {
+            continue;
+        }
+        let bits = random_filter(per_million, per_million);
+        let measured = recall_with(&index, &queries, AllowedSlots::new(&bits), FilterStrategy::TwoHopWalk, DEFAULT_EF);
+        assert!(measured >= 0.97, "{}% allowed, two-hop walk at ef {DEFAULT_EF}: recall@10 {measured}", per_million as f64 / 10_000.0);
     }
 }
 
