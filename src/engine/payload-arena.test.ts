@@ -26,6 +26,21 @@ function checkArena(arena: PayloadArena, seed: number): void {
   }
   for (const { location, bytes } of written) expect(Buffer.compare(arena.read(location, bytes.length), bytes)).toBe(0);
   expect(arena.byteLength).toBe(written.reduce((sum, { bytes }) => sum + bytes.length, 0));
+  checkSequentialPass(arena, written, random);
+}
+
+/**
+ * A pass with `sequentialReader` reads what `read` reads: in location order, then with jumps
+ * back and forth (the window must refill, not serve stale bytes). Each view is compared before
+ * the next call, since it is only valid until then.
+ */
+function checkSequentialPass(arena: PayloadArena, written: { location: number; bytes: Buffer }[], random: () => number): void {
+  const reader = arena instanceof FilePayloadArena ? arena.sequentialReader(4096) : arena.sequentialReader();
+  for (const { location, bytes } of written) expect(Buffer.compare(reader(location, bytes.length), bytes)).toBe(0);
+  for (let step = 0; step < 200; step += 1) {
+    const { location, bytes } = written[Math.floor(random() * written.length)]!;
+    expect(Buffer.compare(reader(location, bytes.length), bytes)).toBe(0);
+  }
 }
 
 describe('payload arena', () => {

@@ -16,6 +16,11 @@ export interface PayloadArena {
   append(bytes: Buffer): PayloadLocation;
   /** The bytes at a location (a view into the arena or a fresh buffer; never kept by callers). */
   read(location: PayloadLocation, length: number): Buffer;
+  /**
+   * A reader for one pass over many payloads in about increasing location order (the point
+   * table's hand-off file): like `read`, but a view it returns is valid only until its next call.
+   */
+  sequentialReader(): (location: PayloadLocation, length: number) => Buffer;
   /** Bytes appended so far (live and garbage). */
   readonly byteLength: number;
   /** Bytes held in memory by the arena itself (the file arena holds only its write buffer). */
@@ -64,6 +69,10 @@ export class MemoryPayloadArena implements PayloadArena {
     if (chunk === undefined) throw new Error('payload arena: read after close or outside the arena');
     const offset = location % twoTo32;
     return chunk.subarray(offset, offset + length);
+  }
+
+  sequentialReader(): (location: PayloadLocation, length: number) => Buffer {
+    return (location, length) => this.read(location, length);
   }
 
   close(): void {
@@ -182,6 +191,33 @@ export class FilePayloadArena implements PayloadArena {
       read += got;
     }
     return bytes;
+  }
+
+  /**
+   * One positional read per window of `windowBytes` instead of one per payload: a pass over
+   * 150k small payloads made 150k `pread` calls (~2 µs each, ~0.3 s of a clean stop). Reads
+   * outside the window's reach (in memory, kept after a failed write, or larger than the window)
+   * go through `read`.
+   */
+  sequentialReader(windowBytes = 1024 * 1024): (location: PayloadLocation, length: number) => Buffer {
+    const window = Buffer.allocUnsafe(windowBytes);
+    let windowStart = 0;
+    let windowFilled = 0;
+    return (location, length) => {
+      if (location >= windowStart && location + length <= windowStart + windowFilled) return window.subarray(location - windowStart, location - windowStart + length);
+      const onFileUntil = this.unwritten.length === 0 ? this.flushed : this.unwritten[0]!.start;
+      if (this.state.closed || length > windowBytes || location + length > onFileUntil) return this.read(location, length);
+      const wanted = Math.min(windowBytes, onFileUntil - location);
+      let filled = 0;
+      while (filled < wanted) {
+        const got = readSync(this.state.descriptor, window, filled, wanted - filled, location + filled);
+        if (got === 0) throw new Error('payload arena: short read');
+        filled += got;
+      }
+      windowStart = location;
+      windowFilled = filled;
+      return window.subarray(0, length);
+    };
   }
 
   close(): void {

@@ -57,6 +57,7 @@ function* handoffContents(table: PointTable, binding: string, lastOperationId: n
   yield header(binding, lastOperationId, table.size);
   let block = Buffer.allocUnsafe(blockHeaderBytes + blockBytes);
   let used = blockHeaderBytes;
+  const readPayload = table.payloadPassReader();
   for (const slot of table.liveSlots()) {
     const limit = table.storedSizeLimit(slot);
     if (used + limit > block.length) {
@@ -64,7 +65,7 @@ function* handoffContents(table: PointTable, binding: string, lastOperationId: n
       block = Buffer.allocUnsafe(blockHeaderBytes + Math.max(blockBytes, limit));
       used = blockHeaderBytes;
     }
-    used += table.writeStored(slot, block, used);
+    used += table.writeStored(slot, block, used, readPayload);
   }
   if (used > blockHeaderBytes) yield sealed(block, used);
   yield sealed(Buffer.alloc(blockHeaderBytes), blockHeaderBytes);

@@ -15,7 +15,7 @@ import { serializeJson } from '../json/serialize.js';
 import { pointRecordFormat } from '../storage/point-records.js';
 import { pointIdKey, type PointId } from '../points/ids.js';
 import type { Payload } from '../points/selectors.js';
-import { FilePayloadArena, MemoryPayloadArena, type PayloadArena } from './payload-arena.js';
+import { FilePayloadArena, MemoryPayloadArena, type PayloadArena, type PayloadLocation } from './payload-arena.js';
 import { PointIdIndex } from './point-id-index.js';
 import { capacityFor, grown } from './typed-columns.js';
 
@@ -273,9 +273,10 @@ export class PointTable {
    * Writes the live point at `slot` into `target` at `offset` in the point hand-off file's layout
    * (point-handoff.ts): `[id length u16][record length u32][id key bytes][point record]`, the
    * id and record exactly as the store holds them. Returns the bytes written; `target` must have
-   * `storedSizeLimit(slot)` bytes free.
+   * `storedSizeLimit(slot)` bytes free. `readPayload` reads the payload bytes (a pass over every
+   * point passes `payloadPassReader()`'s).
    */
-  writeStored(slot: number, target: Buffer, offset: number): number {
+  writeStored(slot: number, target: Buffer, offset: number, readPayload: (location: PayloadLocation, length: number) => Buffer = (location, length) => this.arena.read(location, length)): number {
     const idLength = this.ids.writeIdBytes(slot, target, offset + 6);
     const recordStart = offset + 6 + idLength;
     const payloadLength = this.lengths[slot]!;
@@ -284,10 +285,26 @@ export class PointTable {
     const version = this.versions[slot]!;
     target.writeUInt32LE(version % 4_294_967_296, recordStart + 5);
     target.writeUInt32LE(Math.floor(version / 4_294_967_296), recordStart + 9);
-    this.arena.read(this.locations[slot]!, payloadLength).copy(target, recordStart + 13);
+    readPayload(this.locations[slot]!, payloadLength).copy(target, recordStart + 13);
     target.writeUInt16LE(idLength, offset);
     target.writeUInt32LE(13 + payloadLength, offset + 2);
     return 6 + idLength + 13 + payloadLength;
+  }
+
+  /**
+   * Payload reads for one pass over the live points in slot order, batched by the arena
+   * (`sequentialReader`); it follows the table to a new arena if a compaction replaces it.
+   */
+  payloadPassReader(): (location: PayloadLocation, length: number) => Buffer {
+    let arena = this.arena;
+    let read = arena.sequentialReader();
+    return (location, length) => {
+      if (arena !== this.arena) {
+        arena = this.arena;
+        read = arena.sequentialReader();
+      }
+      return read(location, length);
+    };
   }
 
   /** An upper bound of `writeStored(slot)`'s size. */
