@@ -59,6 +59,11 @@ function cell(point: Point): string {
   return `${point.recall.toFixed(4)} / ${Math.round(point.queriesPerSecond)}`;
 }
 
+/** The external peers' cells of one table row: each peer's point at `ef`. */
+function peerCells(others: Point[][], ef: number): string {
+  return others.map((points) => ` ${cell(points.find((point) => point.ef === ef)!)} |`).join('');
+}
+
 function bestAt(points: Point[], level: number): Point | undefined {
   return points.filter((point) => point.recall >= level).sort((a, b) => b.queriesPerSecond - a.queriesPerSecond)[0];
 }
@@ -138,9 +143,9 @@ export async function runFiltered(dataset: Dataset, sweep: number[], passes: num
     const asynchronous: Point[] = [];
     const peer: Point[] = [];
     const others: Point[][] = peers.map(() => []);
+    const expected = flags.reduce((sum, flag) => sum + flag, 0);
     for (const [number, other] of peers.entries()) {
       const allowedCount = await other.setFilter(dataset, position);
-      const expected = flags.reduce((sum, flag) => sum + flag, 0);
       if (allowedCount !== expected) throw new Error(`${other.name} counted ${allowedCount} allowed points, expected ${expected}`);
       // The peers get a longer sweep: a post-filtering walk (faiss) needs a large ef at 1%.
       for (const ef of peerSweep) {
@@ -182,12 +187,10 @@ export async function runFiltered(dataset: Dataset, sweep: number[], passes: num
       sync.push({ ef, recall: recallAt(quiverRun.found, truth, QUERIES), queriesPerSecond: quiverRun.queriesPerSecond });
       asynchronous.push({ ef, recall: recallAt(asyncFound, truth, QUERIES), queriesPerSecond: (QUERIES / asyncBest) * 1000 });
       peer.push({ ef, recall: recallAt(peerRun.found, truth, QUERIES), queriesPerSecond: peerRun.queriesPerSecond });
-      const otherCells = others.map((points) => ` ${cell(points.find((point) => point.ef === ef)!)} |`).join('');
-      lines.push(`| ${selectivity * 100}% | ${ef} | ${cell(sync.at(-1)!)} | ${cell(asynchronous.at(-1)!)} | ${cell(peer.at(-1)!)} |${otherCells}`);
+      lines.push(`| ${selectivity * 100}% | ${ef} | ${cell(sync.at(-1)!)} | ${cell(asynchronous.at(-1)!)} | ${cell(peer.at(-1)!)} |${peerCells(others, ef)}`);
     }
     for (const ef of peerSweep.filter((value) => !sweep.includes(value))) {
-      const otherCells = others.map((points) => ` ${cell(points.find((point) => point.ef === ef)!)} |`).join('');
-      lines.push(`| ${selectivity * 100}% | ${ef} | – | – | – |${otherCells}`);
+      lines.push(`| ${selectivity * 100}% | ${ef} | – | – | – |${peerCells(others, ef)}`);
     }
     const ratio = (mine: Point[], against: Point[]) => {
       const a = bestAt(mine, 0.95);

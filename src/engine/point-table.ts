@@ -273,10 +273,10 @@ export class PointTable {
    * Writes the live point at `slot` into `target` at `offset` in the point hand-off file's layout
    * (point-handoff.ts): `[id length u16][record length u32][id key bytes][point record]`, the
    * id and record exactly as the store holds them. Returns the bytes written; `target` must have
-   * `storedSizeLimit(slot)` bytes free. `readPayload` reads the payload bytes (a pass over every
-   * point passes `payloadPassReader()`'s).
+   * `storedSizeLimit(slot)` bytes free. `readPayload` reads the payload bytes: the pass's
+   * `payloadPassReader()`.
    */
-  writeStored(slot: number, target: Buffer, offset: number, readPayload: (location: PayloadLocation, length: number) => Buffer = (location, length) => this.arena.read(location, length)): number {
+  writeStored(slot: number, target: Buffer, offset: number, readPayload: (location: PayloadLocation, length: number) => Buffer): number {
     const idLength = this.ids.writeIdBytes(slot, target, offset + 6);
     const recordStart = offset + 6 + idLength;
     const payloadLength = this.lengths[slot]!;
