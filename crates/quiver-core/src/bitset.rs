@@ -17,14 +17,36 @@ impl<'a> AllowedSlots<'a> {
         byte < self.bytes.len() && (self.bytes[byte] >> (slot & 7)) & 1 == 1
     }
 
+    /// Set bits. Runs once per filtered search (the planner's selectivity), so it counts whole
+    /// words, with the popcount instruction where the CPU has one: byte by byte it took 18.5 µs
+    /// for a 100k-slot set, a fifth of a 10%-filtered search on 128-d (bench/README.md).
     pub fn count(&self) -> usize {
-        self.bytes.iter().map(|byte| byte.count_ones() as usize).sum()
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("popcnt") {
+            // SAFETY: the CPU was just checked for the instruction the function is compiled with.
+            return unsafe { count_words_with_popcnt(self.bytes) };
+        }
+        count_words(self.bytes)
     }
 
     /// Allowed slots in increasing order.
     pub fn iter(&self) -> AllowedIter<'a> {
         AllowedIter { bytes: self.bytes, next_byte: 0, base: 0, word: 0 }
     }
+}
+
+/// Set bits of a little-endian byte string, eight bytes per step.
+#[inline(always)]
+fn count_words(bytes: &[u8]) -> usize {
+    let mut words = bytes.chunks_exact(8);
+    let whole: usize = (&mut words).map(|word| u64::from_le_bytes(word.try_into().expect("eight bytes")).count_ones() as usize).sum();
+    whole + words.remainder().iter().map(|byte| byte.count_ones() as usize).sum::<usize>()
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "popcnt")]
+unsafe fn count_words_with_popcnt(bytes: &[u8]) -> usize {
+    count_words(bytes)
 }
 
 /// Walks the set bits eight bytes at a time: a zero word costs one test, a set bit one
@@ -86,6 +108,7 @@ mod tests {
                 let expected: Vec<u32> = (0..(length as u32) * 8).filter(|slot| allowed.contains(*slot)).collect();
                 assert_eq!(allowed.iter().collect::<Vec<_>>(), expected, "length {length} pattern {pattern:#x}");
                 assert_eq!(expected.len(), allowed.count());
+                assert_eq!(count_words(&bytes), bytes.iter().map(|byte| byte.count_ones() as usize).sum::<usize>());
             }
         }
     }
