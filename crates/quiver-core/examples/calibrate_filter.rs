@@ -59,7 +59,7 @@ fn main() {
     index.wait_indexed();
     let queries = &data[count * dimension..];
     println!("{count} x {dimension}, {clusters} clusters, {} queries", queries.len() / dimension);
-    println!("selectivity | ef | scan us | plain us / recall | two-hop us / recall | model scan / plain / two-hop (us) | planner");
+    println!("selectivity | ef | scan us | plain us / recall | two-hop us / recall | model scan / plain / two-hop (us) | planner's pick: us / recall");
     for per_mille in [10u64, 20, 50, 100, 200, 500, 1000] {
         let mut bits = vec![0u8; count.div_ceil(8)];
         for slot in 0..count {
@@ -86,6 +86,7 @@ fn main() {
             let (scan, truth) = run(FilterStrategy::Scan);
             let (plain, plain_found) = run(FilterStrategy::PlainWalk);
             let (two_hop, two_hop_found) = run(FilterStrategy::TwoHopWalk);
+            let (auto, auto_found) = run(FilterStrategy::Auto);
             if per_mille == 1000 {
                 let params = SearchParams { ef: Some(ef), ..SearchParams::default() };
                 let mut best = f64::INFINITY;
@@ -121,14 +122,15 @@ fn main() {
             );
             let input = PlanInput { allowed: allowed.count(), graph_nodes: count, dimension, m0: 32, ef };
             println!(
-                "{:>6.1}% | {ef:>3} | {scan:>8.1} | {plain:>8.1} / {:.3} | {two_hop:>8.1} / {:.3} | {:.1} / {:.1} / {:.1} | {:?}",
+                "{:>6.1}% | {ef:>3} | {scan:>8.1} | {plain:>8.1} / {:.3} | {two_hop:>8.1} / {:.3} | {:.1} / {:.1} / {:.1} | {:?}: {auto:.1} / {:.3}",
                 per_mille as f64 / 10.0,
                 recall(&plain_found),
                 recall(&two_hop_found),
                 scan_cost(&input) / 1000.0,
                 plain_walk_cost(&input) / 1000.0,
                 walk_cost(&input) / 1000.0,
-                quiver_core::index::plan::cheapest(&input)
+                quiver_core::index::plan::cheapest(&input),
+                recall(&auto_found)
             );
         }
     }

@@ -378,11 +378,11 @@ impl VectorIndex {
         let threshold = shared.params.full_scan_threshold;
         let ef = params.ef.unwrap_or(DEFAULT_EF).max(k);
         let allowed_count = params.allowed.map(|allowed| allowed.count());
-        let strategy = match (params.exact, allowed_count) {
-            (true, _) => FilterStrategy::Scan,
+        let (strategy, ef) = match (params.exact, allowed_count) {
+            (true, _) => (FilterStrategy::Scan, ef),
             (false, Some(allowed)) => self.plan(allowed, ef, params.strategy),
-            (false, None) if store.live_count() < threshold => FilterStrategy::Scan,
-            (false, None) => FilterStrategy::PlainWalk,
+            (false, None) if store.live_count() < threshold => (FilterStrategy::Scan, ef),
+            (false, None) => (FilterStrategy::PlainWalk, ef),
         };
         if strategy == FilterStrategy::Scan {
             return Ok(self.to_hits(brute_force::search(store, &prepared, k, params.allowed)));
@@ -413,22 +413,27 @@ impl VectorIndex {
         Ok(self.to_hits(neighbors))
     }
 
-    /// How a search allowing `allowed` slots runs: `strategy` when forced, else the cheapest
-    /// by the cost model. Without a graph every strategy is the scan.
-    fn plan(&self, allowed: usize, ef: usize, strategy: FilterStrategy) -> FilterStrategy {
+    /// How a search allowing `allowed` slots runs, and with which `ef`: `strategy` when forced
+    /// (at the `ef` asked), else the cheapest by the cost model, the two-hop walk at no less
+    /// than its floor (`plan::two_hop_ef`). Without a graph every strategy is the scan.
+    fn plan(&self, allowed: usize, ef: usize, strategy: FilterStrategy) -> (FilterStrategy, usize) {
         let graph = &self.shared.graph;
         if graph.node_count() == 0 {
-            return FilterStrategy::Scan;
+            return (FilterStrategy::Scan, ef);
         }
         match strategy {
-            FilterStrategy::Auto => plan::cheapest(&plan::PlanInput {
-                allowed,
-                graph_nodes: graph.node_count(),
-                dimension: self.shared.params.dimension,
-                m0: graph.params().m0,
-                ef,
-            }),
-            forced => forced,
+            FilterStrategy::Auto => {
+                let chosen = plan::cheapest(&plan::PlanInput {
+                    allowed,
+                    graph_nodes: graph.node_count(),
+                    dimension: self.shared.params.dimension,
+                    m0: graph.params().m0,
+                    ef,
+                });
+                let ef = if chosen == FilterStrategy::TwoHopWalk { plan::two_hop_ef(ef, self.shared.params.dimension) } else { ef };
+                (chosen, ef)
+            }
+            forced => (forced, ef),
         }
     }
 

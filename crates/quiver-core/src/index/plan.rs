@@ -18,27 +18,48 @@ pub enum FilterStrategy {
     TwoHopWalk,
 }
 
-// Measured with examples/calibrate_filter.rs on 30k x 128 and 20k x 768 clustered Euclid data,
-// ef 64, m0 32 (docs/architecture.md §19 has the figures): per-query time against the counts
-// the walk reports (`WalkCounts`) and the allowed count for the scan, fitted by hand. The
-// machine was loaded during calibration, which scales every constant alike.
+// Fitted to examples/calibrate_filter.rs runs on bench:ann's data shapes (100k x 128 Euclid in
+// 1,000 clusters, 50k x 768 in 500; m0 32; ef 10-32; a quiet machine, 2026-11-24), per-query
+// time against the nodes each strategy scores and the link cells it reads (docs/architecture.md
+// §19 has the figures).
 
 /// Exact scan, per allowed point: the bitset walk and slot lookup, then a sequential row read
 /// (memory-bound at large dimensions).
 const SCAN_NS_PER_POINT: f64 = 40.0;
 const SCAN_NS_PER_DIMENSION: f64 = 0.5;
-/// Walks, per scored node: a random row read, the distance, heap work.
-const WALK_NS_PER_SCORED: f64 = 300.0;
-const WALK_NS_PER_DIMENSION: f64 = 0.9;
+/// Walks, per scored node: a random row read, the distance, heap work (243 ns measured at
+/// 128-d, 660 ns at 768-d).
+const WALK_NS_PER_SCORED: f64 = 160.0;
+const WALK_NS_PER_DIMENSION: f64 = 0.65;
 /// Two-hop walk, per link cell read: a bitset test and a visited test (plus, once per row,
 /// the row's cache miss, spread over its cells).
-const WALK_NS_PER_LINK: f64 = 19.0;
+const WALK_NS_PER_LINK: f64 = 8.0;
 /// Below this share of the graph allowed, the two-hop walk is not used: the allowed nodes
 /// reachable in two hops are too few to keep it connected. Recall dropped under 0.95 at 1-2% in
 /// the first calibration runs, and on clusters of ~100 points (bench:ann's 100k x 128 shape) to
 /// 0.877 at 5% and 0.986 at 10% at the default ef (calibrate_filter -- 100000 128 64 1000), so
 /// it starts at 10%; the plain walk or the scan serve below. Guarded by filtered_tests.rs.
 pub const TWO_HOP_MIN_SELECTIVITY: f64 = 0.1;
+/// The shortest candidate list the two-hop walk runs with when the planner picks it, at 128
+/// dimensions and below and at 768 and above (log-linear between). Its list holds allowed nodes
+/// only, so at a small `ef` it stops before it has bridged to the allowed points of the next
+/// clusters, where the plain walk, which queues failing nodes too, has already crossed them. At
+/// 10% allowed on bench:ann's shapes (clusters of ~100 points) the plain walk read 0.989 (128-d)
+/// and 0.985-0.997 (768-d) at ef 10; the two-hop walk read 0.831 / 0.927 / 0.950 / 0.985 at ef
+/// 10 / 24 / 32 / 48 on 128-d, and 0.878-0.961 / 0.960-0.982 at ef 10 / 24 on 768-d. These are
+/// the `ef` from which it stays within 2.5 points of the plain walk at ef 10, so raising `ef`
+/// never costs more than that when the planner switches walks (docs/architecture.md §19).
+pub const TWO_HOP_MIN_EF_LOW_DIMENSION: usize = 48;
+pub const TWO_HOP_MIN_EF_HIGH_DIMENSION: usize = 24;
+
+/// The candidate-list length the two-hop walk runs with for a search asking `ef`.
+pub fn two_hop_ef(ef: usize, dimension: usize) -> usize {
+    let (low, high) = (128.0f64, 768.0f64);
+    let position = ((dimension.max(1) as f64).ln() - low.ln()) / (high.ln() - low.ln());
+    let (from, to) = (TWO_HOP_MIN_EF_LOW_DIMENSION as f64, TWO_HOP_MIN_EF_HIGH_DIMENSION as f64);
+    let floor = from + (to - from) * position.clamp(0.0, 1.0);
+    ef.max(floor.round() as usize)
+}
 
 /// What the planner knows about one filtered search.
 #[derive(Clone, Copy, Debug)]
@@ -66,23 +87,31 @@ pub fn scan_cost(input: &PlanInput) -> f64 {
     input.allowed as f64 * (SCAN_NS_PER_POINT + SCAN_NS_PER_DIMENSION * input.dimension as f64)
 }
 
-/// Expected cost of the two-hop walk. Measured: it scores about ef·(1 + s·m0/4) nodes and
-/// expands about ef candidates, each reading its own links and, while fewer than m0 allowed
-/// neighbours are met, the links of failing neighbours — about min((1-s)·m0, (1-s)/s) of them.
+/// Nodes any walk scores before its list settles: the upper levels' greedy descent and the
+/// first `ef` of level 0 (measured 148, 175, 200, 222 at ef 10, 16, 24, 32 unfiltered, m0 32).
+fn settled_scored(ef: f64, m0: f64) -> f64 {
+    3.5 * (32.0 + ef) * m0 / 32.0
+}
+
+/// Expected cost of the two-hop walk at `two_hop_ef`. Measured: it scores about
+/// ef·(1 + m0/4) allowed nodes whatever the selectivity, and expands about ef candidates, each
+/// reading its own links and, while fewer than m0 allowed neighbours are met, the links of
+/// failing neighbours — about min((1-s)·m0, (1-s)/s) of them.
 pub fn walk_cost(input: &PlanInput) -> f64 {
     let selectivity = input.selectivity();
-    let (ef, m0) = (input.ef as f64, input.m0 as f64);
-    let scored = (ef * (1.0 + selectivity * m0 / 4.0)).min(input.allowed as f64);
+    let (ef, m0) = (two_hop_ef(input.ef, input.dimension) as f64, input.m0 as f64);
+    let scored = settled_scored(ef, m0).max(ef * (1.0 + m0 / 4.0) + 20.0).min(input.allowed as f64 + settled_scored(0.0, m0));
     let passes = ((1.0 - selectivity) * m0).min((1.0 - selectivity) / selectivity);
     let links = ef * m0 * (1.0 + passes);
     scored * input.per_scored() + links * WALK_NS_PER_LINK
 }
 
 /// Expected cost of the plain walk: it scores every node it passes and stops only once `ef`
-/// allowed ones are found. Measured: about ef·(1 + m0/4) / s^0.65 nodes, at most the graph.
+/// allowed ones are found, so it scores the nodes of a ball holding about 4.5·ef/s of them
+/// (measured 446 at 10%, 886 at 5%, 5,100 at 1% for ef 10), at most the graph.
 pub fn plain_walk_cost(input: &PlanInput) -> f64 {
     let (ef, m0) = (input.ef as f64, input.m0 as f64);
-    let scored = (ef * (1.0 + m0 / 4.0) / input.selectivity().powf(0.65)).min(input.graph_nodes as f64);
+    let scored = settled_scored(ef, m0).max(4.5 * ef / input.selectivity()).min(input.graph_nodes as f64);
     scored * input.per_scored()
 }
 
@@ -144,6 +173,17 @@ mod tests {
         let small = input(5_000, 50_000, 128);
         let large = input(5_000, 50_000, 768);
         assert!(scan_cost(&large) / scan_cost(&small) > walk_cost(&large) / walk_cost(&small));
+    }
+
+    #[test]
+    fn two_hop_walk_runs_at_no_less_than_its_floor_which_falls_with_the_dimension() {
+        assert_eq!(two_hop_ef(10, 128), TWO_HOP_MIN_EF_LOW_DIMENSION);
+        assert_eq!(two_hop_ef(10, 16), TWO_HOP_MIN_EF_LOW_DIMENSION);
+        assert_eq!(two_hop_ef(10, 768), TWO_HOP_MIN_EF_HIGH_DIMENSION);
+        assert_eq!(two_hop_ef(10, 4096), TWO_HOP_MIN_EF_HIGH_DIMENSION);
+        let middle = two_hop_ef(10, 384);
+        assert!(middle < TWO_HOP_MIN_EF_LOW_DIMENSION && middle > TWO_HOP_MIN_EF_HIGH_DIMENSION);
+        assert_eq!(two_hop_ef(100, 128), 100);
     }
 
     #[test]
