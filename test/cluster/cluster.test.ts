@@ -267,6 +267,14 @@ describe.skipIf(clusterSkipReason !== undefined)('cluster mode', () => {
     return {
       acknowledged,
       attempted,
+      /**
+       * Keeps writing until `count` ids are acknowledged (or 30 s pass): the rules wait for
+       * progress, not for a fixed time, which on a loaded machine may hold only a few writes.
+       */
+      async acknowledgedAtLeast(count: number) {
+        const deadline = Date.now() + 30_000;
+        while (acknowledged.length < count && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+      },
       async stop() {
         stopped = true;
         await done;
@@ -303,7 +311,8 @@ describe.skipIf(clusterSkipReason !== undefined)('cluster mode', () => {
     await cluster.killNode(1);
     await new Promise((resolve) => setTimeout(resolve, 300 + random() * 700));
     await cluster.restartNode(1);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Writes acknowledged after the restart too (a batch is 5 ids), and more than 20 in all.
+    await stream.acknowledgedAtLeast(Math.max(25, stream.acknowledged.length + 10));
     await stream.stop();
     expect(stream.acknowledged.length).toBeGreaterThan(20);
     await expectNoAcknowledgedWriteLost('stream_nodes', stream.acknowledged, stream.attempted);
@@ -318,7 +327,8 @@ describe.skipIf(clusterSkipReason !== undefined)('cluster mode', () => {
     await cluster.nats.kill(victim);
     await new Promise((resolve) => setTimeout(resolve, 1000 + random() * 1000));
     await cluster.nats.restart(victim);
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // Writes acknowledged after the restart too (a batch is 5 ids), and more than 20 in all.
+    await stream.acknowledgedAtLeast(Math.max(25, stream.acknowledged.length + 10));
     await stream.stop();
     expect(stream.acknowledged.length).toBeGreaterThan(20);
     await expectNoAcknowledgedWriteLost('stream_nats', stream.acknowledged, stream.attempted);
