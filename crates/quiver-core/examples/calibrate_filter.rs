@@ -1,7 +1,8 @@
 //! Calibration of the filtered-search planner (index/plan.rs): builds a clustered index, then
 //! for a range of selectivities times each strategy forced (exact scan, plain walk, two-hop
-//! walk) and prints microseconds per query, recall@10 against the scan, and what the planner
-//! would pick. `cargo run --release -p quiver-core --example calibrate_filter -- [count] [dimension] [ef] [clusters]`
+//! walk) and prints microseconds per query, recall@10 against the scan, the model's estimates,
+//! and the planner's own pick with its time and recall (it may run the two-hop walk at a larger
+//! `ef` than asked: index/plan.rs, `two_hop_ef`). `cargo run --release -p quiver-core --example calibrate_filter -- [count] [dimension] [ef] [clusters]`
 //! `ef` may be a list (`10,16,24,32`): the walks differ in recall at the same `ef`, so strategies
 //! are compared at equal recall, over one build. `clusters` defaults to √count / 4 (bench:ann's
 //! 128-d set has 1,000 for 100k).
