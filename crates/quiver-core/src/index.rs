@@ -448,13 +448,16 @@ impl VectorIndex {
     /// (hnsw/search_filtered.rs) instead of the plain walk.
     fn graph_and_tail<F: Fn(u32) -> bool>(&self, query: &[f32], k: usize, ef: usize, accept: &F, filtered: bool) -> Vec<Neighbor> {
         let shared = &*self.shared;
+        // The tail is copied before the walk: a slot whose linking finishes during the walk
+        // may not be reachable yet when the walk passes its neighbours, and copied after it,
+        // would be in neither list.
+        let mut tail = Vec::new();
+        shared.pending.snapshot(&mut tail);
         let from_graph = if filtered {
             shared.graph.search_filtered(&shared.store, query, k, ef, accept, &mut WalkCounts::default())
         } else {
             shared.graph.search(&shared.store, query, k, ef, accept)
         };
-        let mut tail = Vec::new();
-        shared.pending.snapshot(&mut tail);
         if tail.is_empty() {
             return from_graph;
         }

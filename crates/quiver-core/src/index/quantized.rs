@@ -275,9 +275,11 @@ impl VectorIndex {
         let candidates = if options.rescore { ((k as f64 * options.oversampling.max(1.0)).ceil() as usize).clamp(k, MAX_K) } else { k };
         let ef = params.ef.unwrap_or(DEFAULT_EF).max(candidates);
         let scorer = CodeScorer { store, quantized, code: quantized.prepare_query(query) };
-        let found = shared.graph.search_scored(&scorer, store.slot_bound(), candidates, ef, accept);
+        // The tail first, as in graph_and_tail (index.rs): a slot linked during the walk is
+        // then in one list or the other.
         let mut tail = Vec::new();
         shared.pending.snapshot(&mut tail);
+        let found = shared.graph.search_scored(&scorer, store.slot_bound(), candidates, ef, accept);
         tail.sort_unstable();
         tail.dedup();
         let space = store.space();
