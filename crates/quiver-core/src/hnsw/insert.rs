@@ -63,16 +63,49 @@ impl Graph {
         }
 
         // Only live nodes other than the newcomer may become its neighbours: tombstones are
-        // walked through but not linked to, so the graph gradually routes around them.
+        // walked through but not linked to, so the graph gradually routes around them — unless
+        // the walk reaches no live node at all (below).
         let accept = |candidate: u32| candidate != slot;
+        let top_link_level = level.min(entry_level);
+        // The neighbours of every level are chosen top-down (each level's search starts from the
+        // level above's results) and only then written, bottom-up: a search that reaches this
+        // node through an upper-level link must find its level-0 links already in place, or
+        // its level-0 walk starts at a dead end and returns this node alone.
+        let mut chosen_by_level: Vec<Vec<Neighbor>> = vec![Vec::new(); top_link_level + 1];
         let mut entries = vec![current];
+        for link_level in (0..=top_link_level).rev() {
+            let mut visited = self.take_visited(store);
+            let mut found =
+                self.search_level::<false, _>(store, space, vector, &entries, self.params.ef_construct, link_level, &accept, &mut visited);
+            self.visited.give_back(visited);
+            if found.is_empty() {
+                // Every node this walk reached is a tombstone: the points linked first were
+                // deleted before the rest were linked (linking runs behind the writes). Linking
+                // to nothing would leave this node, and every node linked after it the same way,
+                // unreachable from the entry point for good; the nearest tombstones keep it
+                // reachable, and cleanup re-routes through their live links (heal.rs).
+                let mut visited = self.take_visited(store);
+                found = self.search_level::<true, _>(
+                    store,
+                    space,
+                    vector,
+                    &entries,
+                    self.params.ef_construct,
+                    link_level,
+                    &accept,
+                    &mut visited,
+                );
+                self.visited.give_back(visited);
+            }
+            chosen_by_level[link_level] = self.select_neighbors(store, &found, self.params.m);
+            if !found.is_empty() {
+                entries = found;
+            }
+        }
+
         let mut links: Vec<u32> = Vec::with_capacity(self.params.m0 + 1);
         let mut old_links: Vec<u32> = Vec::new();
-        for link_level in (0..=level.min(entry_level)).rev() {
-            let mut visited = self.take_visited(store);
-            let found = self.search_level(store, space, vector, &entries, self.params.ef_construct, link_level, &accept, &mut visited);
-            self.visited.give_back(visited);
-            let chosen = self.select_neighbors(store, &found, self.params.m);
+        for (link_level, chosen) in chosen_by_level.iter().enumerate() {
             {
                 let guard = self.lock(slot);
                 links.clear();
@@ -101,7 +134,7 @@ impl Graph {
                 }
                 self.write_links(&guard, slot, link_level, &links);
             }
-            for neighbor in &chosen {
+            for neighbor in chosen {
                 self.connect(store, neighbor.slot, slot, neighbor.distance, link_level);
             }
             if relinking {
@@ -110,9 +143,6 @@ impl Graph {
                 for dropped in old_links.iter().copied().filter(|old| !links.contains(old) && store.is_live(*old)) {
                     self.reattach(store, dropped, slot, link_level);
                 }
-            }
-            if !found.is_empty() {
-                entries = found;
             }
         }
 

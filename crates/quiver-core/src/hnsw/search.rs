@@ -41,11 +41,13 @@ impl Graph {
     }
 
     /// Best-first search of one level from `entries`; returns up to `ef` live nodes that pass
-    /// `accept`, nearest first. Every node is walked through, accepted or not.
+    /// `accept`, nearest first. Every node is walked through, accepted or not. `TOMBSTONES`:
+    /// deleted nodes may be returned too (construction's fallback when no live node is reachable,
+    /// insert.rs).
     // Every argument is a separate borrow of the caller's state on the hottest loop of a search;
     // a struct bundling them would only rename them and add a lifetime to thread through.
     #[allow(clippy::too_many_arguments)]
-    pub(crate) fn search_level<F: Fn(u32) -> bool>(
+    pub(crate) fn search_level<const TOMBSTONES: bool, F: Fn(u32) -> bool>(
         &self,
         store: &VectorStore,
         space: &Space,
@@ -63,7 +65,7 @@ impl Graph {
         for entry in entries {
             if visited.insert(entry.slot) {
                 candidates.push(Reverse(*entry));
-                if store.is_live(entry.slot) && accept(entry.slot) {
+                if (TOMBSTONES || store.is_live(entry.slot)) && accept(entry.slot) {
                     results.push(*entry);
                     if results.len() > ef {
                         results.pop();
@@ -102,7 +104,7 @@ impl Graph {
                 if distance < worst {
                     let neighbor = Neighbor { distance, slot };
                     candidates.push(Reverse(neighbor));
-                    if live && accept(slot) {
+                    if (TOMBSTONES || live) && accept(slot) {
                         results.push(neighbor);
                         if results.len() > ef {
                             results.pop();
@@ -140,7 +142,7 @@ impl Graph {
             current = self.greedy(store, space, query, current, level);
         }
         let mut visited = self.take_visited(store);
-        let mut results = self.search_level(store, space, query, &[current], ef.max(k), 0, accept, &mut visited);
+        let mut results = self.search_level::<false, _>(store, space, query, &[current], ef.max(k), 0, accept, &mut visited);
         self.visited.give_back(visited);
         results.truncate(k);
         results
