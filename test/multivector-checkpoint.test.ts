@@ -20,7 +20,7 @@ import { createTestApp, type Overrides } from './support/app.js';
 import { startChildServer, waitUntilReady, type ChildServer } from './support/child-server.js';
 import { call } from './support/http-call.js';
 import { maxSim, referenceTop, seededMatrices } from './support/multivector-reference.js';
-import { graphInUseConfig, graphInUseOneThreadConfig, randomVectors, referenceScore, type DistanceName } from './support/search-data.js';
+import { graphInUseConfig, randomVectors, referenceScore, type DistanceName } from './support/search-data.js';
 import { dataDirectoriesForFile } from './support/server.js';
 import { waitGreen } from './support/wait-green.js';
 
@@ -72,11 +72,10 @@ function multivectorWarnings(lines: Record<string, any>[]): Record<string, any>[
   return lines.filter((line) => line.msg === 'no usable multivector checkpoint: rebuilding the index from the point records');
 }
 
-/** Creates the collection on one indexing thread (`graphInUseOneThreadConfig`): these rules are about checkpoints, not concurrent builds. */
 async function create(server: LoggedServer, distance: DistanceName, extra: Record<string, unknown> = {}, colbert: Record<string, unknown> = {}): Promise<void> {
   const response = await server.request('PUT', `/collections/${name}`, {
     vectors: { dense: { size: dimension, distance: 'Cosine' }, colbert: { size: dimension, distance, multivector_config: { comparator: 'max_sim' }, ...colbert } },
-    ...graphInUseOneThreadConfig,
+    ...graphInUseConfig,
     ...extra,
   });
   expect(response.status, JSON.stringify(response.body)).toBe(200);

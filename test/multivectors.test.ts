@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { startChildServer, waitUntilReady } from './support/child-server.js';
 import { call } from './support/http-call.js';
 import { maxSim, referenceTop, seededMatrices } from './support/multivector-reference.js';
-import { graphInUseConfig, graphInUseOneThreadConfig, normalise, randomVectors, referenceScore, type DistanceName } from './support/search-data.js';
+import { graphInUseConfig, normalise, randomVectors, referenceScore, type DistanceName } from './support/search-data.js';
 import { dataDirectoriesForFile, startServer, type TestServer } from './support/server.js';
 import { waitGreen as waitGreenOf } from './support/wait-green.js';
 
@@ -239,7 +239,7 @@ describe('multivectors (MaxSim)', () => {
     const documents = matrices(31, 120);
     const query = randomVectors(32, 3, dimension);
     try {
-      await createColbert(server, 'kept', 'Euclid', graphInUseOneThreadConfig);
+      await createColbert(server, 'kept', 'Euclid', graphInUseConfig);
       await upsertMatrices(server, 'kept', documents);
       await server.client.delete('kept', { wait: true, points: [0, 1, 2, 3, 4] });
       for (const id of [0, 1, 2, 3, 4]) documents.delete(id);

@@ -124,13 +124,6 @@ export function recallOf(found: number[][], truth: number[][]): number {
 export const graphInUseConfig = { hnsw_config: { full_scan_threshold: 10 }, optimizers_config: { indexing_threshold: 10 } };
 
 /**
- * `graphInUseConfig` built on one indexing thread: the same graph on every run, for rules that
- * assert the recall of a small graph but are not about concurrent construction (two threads
- * under CI load left 120-document multivector graphs at 0.7–0.93 now and then).
- */
-export const graphInUseOneThreadConfig = { ...graphInUseConfig, hnsw_config: { ...graphInUseConfig.hnsw_config, max_indexing_threads: 1 } };
-
-/**
  * Clustered points (as embeddings are), ids 0..count-1 with the centres taken in turn, and
  * in-distribution queries: every `stride`-th stored point, nudged by half a unit of noise.
  */
