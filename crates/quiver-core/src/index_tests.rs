@@ -387,7 +387,8 @@ fn a_search_while_the_graph_is_built_finds_what_the_exact_scan_finds() {
             index.upsert(&reused, &fresh).unwrap();
         }
         let mut searches = 0;
-        while index.stats().indexed_count < index.stats().count || searches == 0 {
+        // Bounded: a slow machine builds slower, not with more searches.
+        while (index.stats().indexed_count < index.stats().count || searches == 0) && searches < 100 {
             let query: Vec<f32> = (0..dimension).map(|_| random.uniform() * 2.0 - 1.0).collect();
             let found = index.search(&query, 200, &SearchParams { ef: Some(420), ..Default::default() }).unwrap();
             let exact = index.search_exact(&query, 200, None).unwrap();
@@ -395,6 +396,53 @@ fn a_search_while_the_graph_is_built_finds_what_the_exact_scan_finds() {
             let missed = exact.iter().filter(|hit| !found.contains(&hit.slot)).count();
             // A handful may differ: a node mid-insert can sit behind a link being rewritten.
             assert!(missed <= 4, "seed {seed}: {missed} of 200 exact neighbours missed at {} of 420 linked", index.stats().indexed_count);
+            searches += 1;
+        }
+    }
+}
+
+#[test]
+fn filtered_and_quantized_searches_while_the_graph_is_built_find_what_the_exact_scan_finds() {
+    // The rule above for the other walks over the same graph: both filtered walks (forced, so
+    // each is exercised whatever the planner would pick) and the walk on int8 codes with
+    // rescoring, each merged with the unlinked tail.
+    let dimension = 8;
+    for seed in 0..30u64 {
+        let index = VectorIndex::new(graph_params(dimension, Metric::Euclid, 1 + (seed % 2) as usize)).unwrap();
+        if seed % 3 == 2 {
+            index.set_quantization(Some(crate::quantization::QuantizationConfig::ScalarInt8 { quantile: None })).unwrap();
+        }
+        let mut random = Random::new(seed);
+        let data: Vec<f32> = (0..420 * dimension).map(|_| random.uniform() * 2.0 - 1.0).collect();
+        index.upsert(&slots(420), &data).unwrap();
+        let bits: Vec<u8> = vec![0b0101_0101; 420usize.div_ceil(8)];
+        let allowed = AllowedSlots::new(&bits);
+        let mut searches = 0;
+        // Bounded: a slow machine builds slower, not with more searches.
+        while (index.stats().indexed_count < index.stats().count || searches == 0) && searches < 100 {
+            let query: Vec<f32> = (0..dimension).map(|_| random.uniform() * 2.0 - 1.0).collect();
+            let exact = index.search_exact(&query, 100, Some(allowed)).unwrap();
+            for strategy in [crate::FilterStrategy::PlainWalk, crate::FilterStrategy::TwoHopWalk] {
+                let params = SearchParams { ef: Some(420), allowed: Some(allowed), strategy, ..Default::default() };
+                let found: std::collections::HashSet<u32> =
+                    index.search(&query, 100, &params).unwrap().iter().map(|hit| hit.slot).collect();
+                let missed = exact.iter().filter(|hit| !found.contains(&hit.slot)).count();
+                assert!(
+                    missed <= 2,
+                    "seed {seed}, {strategy:?}: {missed} of 100 exact neighbours missed at {} of 420 linked",
+                    index.stats().indexed_count
+                );
+            }
+            let exact = index.search_exact(&query, 50, None).unwrap();
+            let quantization = crate::QuantizationSearch { oversampling: 4.0, ..Default::default() };
+            let params = SearchParams { ef: Some(420), quantization, ..Default::default() };
+            let found: std::collections::HashSet<u32> = index.search(&query, 50, &params).unwrap().iter().map(|hit| hit.slot).collect();
+            let missed = exact.iter().filter(|hit| !found.contains(&hit.slot)).count();
+            assert!(
+                missed <= 2,
+                "seed {seed}, quantized: {missed} of 50 exact neighbours missed at {} of 420 linked",
+                index.stats().indexed_count
+            );
             searches += 1;
         }
     }
