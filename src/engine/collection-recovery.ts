@@ -289,9 +289,10 @@ export async function recoverCollection(collection: Collection, logger: Logger, 
   let points: number;
   let pointsSource: RecoveryReport['pointsSource'] = 'store';
   try {
-    const handoff = await loadPointHandoff(collection.directory, { binding: collection.checkpointBinding, lastOperationId }, (block, idStart, idLength, recordStart, recordLength) =>
-      collection.restoreStoredPointIn(block, idStart, idLength, recordStart, recordLength),
-    );
+    const handoff = await loadPointHandoff(collection.directory, { binding: collection.checkpointBinding, lastOperationId }, {
+      reserve: (count) => collection.reservePoints(count),
+      point: (block, idStart, idLength, recordStart, recordLength) => collection.restoreStoredPointIn(block, idStart, idLength, recordStart, recordLength),
+    });
     if (handoff.loaded) {
       points = handoff.points;
       pointsSource = 'handoff';

@@ -290,6 +290,11 @@ export class Collection {
     this.table.restoreStoredRecord(idBytes, record);
   }
 
+  /** Room for `count` points about to be restored (the hand-off file says how many). */
+  reservePoints(count: number): void {
+    this.table.reserve(count);
+  }
+
   /** `restoreStoredPoint` from a block of the clean stop's hand-off file (point-handoff.ts). */
   restoreStoredPointIn(block: Buffer, idStart: number, idLength: number, recordStart: number, recordLength: number): void {
     this.table.restoreStoredRecordIn(block, idStart, idLength, block, recordStart, recordLength);

@@ -12,14 +12,23 @@ function randomBytes(random: () => number, length: number): Buffer {
   return Buffer.from(Array.from({ length }, () => Math.floor(random() * 256)));
 }
 
-/** Appends random sizes (some above a chunk or the write buffer) and reads every one back. */
+/**
+ * Appends random sizes (some above a chunk or the write buffer) and reads every one back. Half
+ * the appends are a range of a larger buffer (a restore's form): only that range is stored.
+ */
 function checkArena(arena: PayloadArena, seed: number): void {
   const random = mulberry32(seed);
   const written: { location: number; bytes: Buffer }[] = [];
   for (let step = 0; step < 400; step += 1) {
     const length = random() < 0.05 ? 3000 + Math.floor(random() * 3000) : Math.floor(random() * 200);
     const bytes = randomBytes(random, length);
-    written.push({ location: arena.append(bytes), bytes });
+    if (random() < 0.5) {
+      const before = Math.floor(random() * 20);
+      const source = Buffer.concat([randomBytes(random, before), bytes, randomBytes(random, Math.floor(random() * 20))]);
+      written.push({ location: arena.append(source, before, before + length), bytes });
+    } else {
+      written.push({ location: arena.append(bytes), bytes });
+    }
     // Reads interleave with appends: some hit the file, some the unwritten buffer.
     const probe = written[Math.floor(random() * written.length)]!;
     expect(Buffer.compare(arena.read(probe.location, probe.bytes.length), probe.bytes)).toBe(0);
@@ -44,11 +53,11 @@ function checkSequentialPass(arena: PayloadArena, written: { location: number; b
 }
 
 describe('payload arena', () => {
-  it('memory arena — every append reads back byte for byte, across chunk ends and oversized payloads', () => {
+  it('memory arena — every append (whole buffer or a range of one) reads back byte for byte, across chunk ends and oversized payloads', () => {
     checkArena(new MemoryPayloadArena(2048), 11);
   });
 
-  it('file arena — every append reads back byte for byte, from the file and from the write buffer', () => {
+  it('file arena — every append (whole buffer or a range of one) reads back byte for byte, from the file and from the write buffer', () => {
     const arena = new FilePayloadArena(directory, 0, 1024);
     checkArena(arena, 12);
     arena.close();

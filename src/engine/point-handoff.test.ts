@@ -29,8 +29,10 @@ async function restored(directory: string, keptBytesLimit?: number): Promise<{ l
   const load = await loadPointHandoff(
     directory,
     { binding: 'database/incarnation', lastOperationId: 42 },
-    (block, idStart, idLength, recordStart, recordLength) => {
-      points.push(`${block.toString('hex', idStart, idStart + idLength)}:${block.toString('hex', recordStart, recordStart + recordLength)}`);
+    {
+      point: (block, idStart, idLength, recordStart, recordLength) => {
+        points.push(`${block.toString('hex', idStart, idStart + idLength)}:${block.toString('hex', recordStart, recordStart + recordLength)}`);
+      },
     },
     keptBytesLimit,
   );
@@ -53,12 +55,18 @@ describe('the point hand-off file (unit)', () => {
     expect(twice.points).toEqual(once.points);
     expect(once.points).toHaveLength(table.size);
 
-    // The restored records rebuild the same table.
+    // The restored records rebuild the same table, reserved for their count up front.
     const copy = new PointTable();
     await writePointHandoff(directory, table, 'database/incarnation', 42);
-    await loadPointHandoff(directory, { binding: 'database/incarnation', lastOperationId: 42 }, (block, idStart, idLength, recordStart, recordLength) =>
-      copy.restoreStoredRecordIn(block, idStart, idLength, block, recordStart, recordLength),
-    );
+    let reserved = 0;
+    await loadPointHandoff(directory, { binding: 'database/incarnation', lastOperationId: 42 }, {
+      reserve: (count) => {
+        reserved = count;
+        copy.reserve(count);
+      },
+      point: (block, idStart, idLength, recordStart, recordLength) => copy.restoreStoredRecordIn(block, idStart, idLength, block, recordStart, recordLength),
+    });
+    expect(reserved).toBe(table.size);
     copy.finishRestore();
     expect([...copy.values()].map((entry) => [entry.id, entry.slot, entry.version, entry.payload])).toEqual([...table.values()].map((entry) => [entry.id, entry.slot, entry.version, entry.payload]));
   });

@@ -82,6 +82,12 @@ class Refused extends Error {}
 /** One point of a block: its id key bytes and its store record, as offsets into `block`. */
 type Visit = (block: Buffer, idStart: number, idLength: number, recordStart: number, recordLength: number) => void;
 
+/** What a load does with a whole file's points: `reserve` once with their count, then `point` each. */
+export interface HandoffRestore {
+  reserve?: (points: number) => void;
+  point: Visit;
+}
+
 /** Reads `length` bytes at `position` into `buffer`; a short read means the file changed under us. */
 async function readExactly(handle: FileHandle, buffer: Buffer, length: number, position: number): Promise<void> {
   const { bytesRead } = await handle.read(buffer, 0, length, position);
@@ -149,7 +155,7 @@ export type PointHandoffLoad = { loaded: true; points: number } | { loaded: fals
 export async function loadPointHandoff(
   directory: string,
   expected: { binding: string; lastOperationId: number },
-  restore: Visit,
+  restore: HandoffRestore,
   keptBytesLimit = defaultKeptBytesLimit,
 ): Promise<PointHandoffLoad> {
   const path = pointHandoffPath(directory);
@@ -191,7 +197,8 @@ export async function loadPointHandoff(
     }
     if (counted !== points) throw new Refused(`the header counts ${points} points, the blocks hold ${counted}`);
     restoring = true;
-    for await (const block of kept ?? checkedBlocks(handle, whole.length, size)) walkBlock(block, restore);
+    restore.reserve?.(points);
+    for await (const block of kept ?? checkedBlocks(handle, whole.length, size)) walkBlock(block, restore.point);
     return { loaded: true, points };
   } catch (error) {
     if (error instanceof Refused) return { loaded: false, reason: `point hand-off file refused: ${error.message}` };

@@ -60,4 +60,17 @@ describe('point id index', () => {
     // The integer 1 and a UUID whose words are 1, 0, 0, 0 are different keys.
     expect(index.slotOfId('00000001-0000-0000-0000-000000000000')).toBe(-1);
   });
+
+  it('id index — reserve makes room once: the inserts after it grow nothing, and every id is still found', () => {
+    const index = new PointIdIndex();
+    const ids = Array.from({ length: 5_000 }, (_unused, position) => position * 7 + 1);
+    ids.slice(0, 1_000).forEach((id, slot) => index.insert(id, slot));
+    index.ensureSlotCapacity(5_000);
+    index.reserve(5_000);
+    const reserved = index.byteLength;
+    ids.slice(1_000).forEach((id, position) => index.insert(id, 1_000 + position));
+    expect(index.byteLength).toBe(reserved);
+    ids.forEach((id, slot) => expect(index.slotOfId(id)).toBe(slot));
+    expect(index.slotOfId(2)).toBe(-1);
+  });
 });

@@ -220,10 +220,10 @@ export class PointTable {
     this.compactIfWasteful();
   }
 
-  private storePayload(slot: number, bytes: Buffer): void {
-    this.locations[slot] = this.arena.append(bytes);
-    this.lengths[slot] = bytes.length;
-    this.liveBytes += bytes.length;
+  private storePayload(slot: number, bytes: Buffer, start = 0, end = bytes.length): void {
+    this.locations[slot] = this.arena.append(bytes, start, end);
+    this.lengths[slot] = end - start;
+    this.liveBytes += end - start;
   }
 
   /** Forgets a deleted point; its slot is not free until `retireSlots` says so. */
@@ -265,8 +265,17 @@ export class PointTable {
     else this.ids.insertIdBytes(idSource, slot, idStart, idLength);
     // Operation ids stay below 2^53 (docs/architecture.md §16), so two words make the number exactly.
     this.versions[slot] = recordSource.readUInt32LE(recordStart + 9) * 4_294_967_296 + recordSource.readUInt32LE(recordStart + 5);
-    this.storePayload(slot, recordSource.subarray(recordStart + 13, recordStart + recordLength));
+    this.storePayload(slot, recordSource, recordStart + 13, recordStart + recordLength);
     if (slot >= this.nextSlot) this.nextSlot = slot + 1;
+  }
+
+  /**
+   * Room for `points` more points before a restore that knows its count (the hand-off file's
+   * header): the columns and the id hash table grow once instead of doubling their way there.
+   */
+  reserve(points: number): void {
+    this.ensureColumns(this.nextSlot + points - 1);
+    this.ids.reserve(this.ids.size + points);
   }
 
   /**
