@@ -25,6 +25,7 @@ pub struct Pool {
 
 static POOL: OnceLock<&'static Pool> = OnceLock::new();
 static FILE_POOL: OnceLock<&'static Pool> = OnceLock::new();
+static LOAD_POOL: OnceLock<&'static Pool> = OnceLock::new();
 
 fn thread_count() -> usize {
     quiver_core::cores::available().clamp(1, 64)
@@ -110,4 +111,12 @@ pub fn pool(env: &napi::Env) -> &'static Pool {
 /// than all at once against the disk.
 pub fn file_pool(env: &napi::Env) -> &'static Pool {
     shared(&FILE_POOL, env, "quiver-files", || 1, 0)
+}
+
+/// Threads for checkpoint loads (one per core): a start loads every collection's checkpoints
+/// before it serves, so they run side by side rather than one after another on the file thread
+/// (two collections of bench:start's restart set: ~270 ms in a row). Not the search pool: a load
+/// during service (a collection recovered later) must not hold a search thread for seconds.
+pub fn load_pool(env: &napi::Env) -> &'static Pool {
+    shared(&LOAD_POOL, env, "quiver-loads", thread_count, 0)
 }

@@ -152,7 +152,7 @@ impl NativeVectorIndex {
         Ok(native)
     }
 
-    /// Loads a checkpoint on a kernel thread.
+    /// Loads a checkpoint on a load thread (pool.rs `load_pool`).
     #[napi(catch_unwind, ts_return_type = "Promise<NativeVectorIndex>")]
     pub fn load<'env>(
         env: &'env Env,
@@ -163,7 +163,7 @@ impl NativeVectorIndex {
         let path = PathBuf::from(path);
         let channel = completions.channel();
         let storage = storage_of(on_disk_directory);
-        run_file_job(
+        tasks::run_load_job(
             env,
             move || VectorIndex::load_with_storage(&path, storage).map_err(from_kernel),
             move |env, (index, last_operation_id, binding)| {
