@@ -345,23 +345,49 @@ fn points_linked_after_every_earlier_point_was_deleted_stay_reachable_through_cl
     }
 }
 
+/// Random 8-d points in [-1, 1), `count` of them.
+fn random_rows(random: &mut Random, count: usize) -> Vec<f32> {
+    (0..count * 8).map(|_| random.uniform() * 2.0 - 1.0).collect()
+}
+
+/// A 420-point 8-d index on one or two builder threads (by `seed`), prepared by `configure`,
+/// holding random points that are still being linked when this returns.
+fn building(seed: u64, configure: impl FnOnce(&VectorIndex)) -> (VectorIndex, Random) {
+    let index = VectorIndex::new(graph_params(8, Metric::Euclid, 1 + (seed % 2) as usize)).unwrap();
+    configure(&index);
+    let mut random = Random::new(seed);
+    index.upsert(&slots(420), &random_rows(&mut random, 420)).unwrap();
+    (index, random)
+}
+
+/// How many of `exact`'s slots `found` lacks.
+fn missed(exact: &[crate::Hit], found: &[crate::Hit]) -> usize {
+    let found: std::collections::HashSet<u32> = found.iter().map(|hit| hit.slot).collect();
+    exact.iter().filter(|hit| !found.contains(&hit.slot)).count()
+}
+
+/// Calls `search` with random queries until the build is done (at least once, at most 100
+/// times: a slow machine builds slower, not with more searches).
+fn search_while_building(index: &VectorIndex, random: &mut Random, mut search: impl FnMut(&[f32])) {
+    let mut searches = 0;
+    while (index.stats().indexed_count < index.stats().count || searches == 0) && searches < 100 {
+        search(&random_rows(random, 1));
+        searches += 1;
+    }
+}
+
 #[test]
 fn deletes_racing_the_builder_leave_no_share_of_the_graph_unreachable() {
     // The same hazard left to timing, as the multivector write path meets it: delete the first
     // rows and the rows of replaced points while the builder is still linking, then re-upsert
     // into the freed slots.
-    let dimension = 8;
     for seed in 0..60u64 {
-        let index = VectorIndex::new(graph_params(dimension, Metric::Euclid, 1 + (seed % 2) as usize)).unwrap();
-        let mut random = Random::new(seed);
-        let data: Vec<f32> = (0..420 * dimension).map(|_| random.uniform() * 2.0 - 1.0).collect();
-        index.upsert(&slots(420), &data).unwrap();
+        let (index, mut random) = building(seed, |_| {});
         std::thread::sleep(std::time::Duration::from_micros((seed % 10) * 40));
         index.delete(&(0..15).collect::<Vec<u32>>());
         index.delete(&(31..66).collect::<Vec<u32>>());
         let reused: Vec<u32> = (0..15).rev().chain(420..440).collect();
-        let fresh: Vec<f32> = (0..reused.len() * dimension).map(|_| random.uniform() * 2.0 - 1.0).collect();
-        index.upsert(&reused, &fresh).unwrap();
+        index.upsert(&reused, &random_rows(&mut random, reused.len())).unwrap();
         index.wait_indexed();
         assert_sound(&index);
     }
@@ -373,31 +399,19 @@ fn a_search_while_the_graph_is_built_finds_what_the_exact_scan_finds() {
     // answer must be the exact one at every moment of the build. Two ways it was not: a walk
     // that met a node mid-insert on an upper level found no level-0 links there yet and
     // returned that node alone; and a slot linked during the walk was in neither list.
-    let dimension = 8;
     for seed in 0..60u64 {
-        let index = VectorIndex::new(graph_params(dimension, Metric::Euclid, 1 + (seed % 2) as usize)).unwrap();
-        let mut random = Random::new(seed);
-        let data: Vec<f32> = (0..420 * dimension).map(|_| random.uniform() * 2.0 - 1.0).collect();
-        index.upsert(&slots(420), &data).unwrap();
+        let (index, mut random) = building(seed, |_| {});
         if seed % 3 == 0 {
             // Deletes and re-upserts into freed slots while linking runs.
             index.delete(&(0..15).collect::<Vec<u32>>());
-            let reused: Vec<u32> = (0..15).collect();
-            let fresh: Vec<f32> = (0..reused.len() * dimension).map(|_| random.uniform() * 2.0 - 1.0).collect();
-            index.upsert(&reused, &fresh).unwrap();
+            index.upsert(&(0..15).collect::<Vec<u32>>(), &random_rows(&mut random, 15)).unwrap();
         }
-        let mut searches = 0;
-        // Bounded: a slow machine builds slower, not with more searches.
-        while (index.stats().indexed_count < index.stats().count || searches == 0) && searches < 100 {
-            let query: Vec<f32> = (0..dimension).map(|_| random.uniform() * 2.0 - 1.0).collect();
-            let found = index.search(&query, 200, &SearchParams { ef: Some(420), ..Default::default() }).unwrap();
-            let exact = index.search_exact(&query, 200, None).unwrap();
-            let found: std::collections::HashSet<u32> = found.iter().map(|hit| hit.slot).collect();
-            let missed = exact.iter().filter(|hit| !found.contains(&hit.slot)).count();
+        search_while_building(&index, &mut random, |query| {
+            let found = index.search(query, 200, &SearchParams { ef: Some(420), ..Default::default() }).unwrap();
+            let missed = missed(&index.search_exact(query, 200, None).unwrap(), &found);
             // A handful may differ: a node mid-insert can sit behind a link being rewritten.
             assert!(missed <= 4, "seed {seed}: {missed} of 200 exact neighbours missed at {} of 420 linked", index.stats().indexed_count);
-            searches += 1;
-        }
+        });
     }
 }
 
@@ -406,44 +420,33 @@ fn filtered_and_quantized_searches_while_the_graph_is_built_find_what_the_exact_
     // The rule above for the other walks over the same graph: both filtered walks (forced, so
     // each is exercised whatever the planner would pick) and the walk on int8 codes with
     // rescoring, each merged with the unlinked tail.
-    let dimension = 8;
+    let bits: Vec<u8> = vec![0b0101_0101; 420usize.div_ceil(8)];
+    let allowed = AllowedSlots::new(&bits);
     for seed in 0..30u64 {
-        let index = VectorIndex::new(graph_params(dimension, Metric::Euclid, 1 + (seed % 2) as usize)).unwrap();
-        if seed % 3 == 2 {
-            index.set_quantization(Some(crate::quantization::QuantizationConfig::ScalarInt8 { quantile: None })).unwrap();
-        }
-        let mut random = Random::new(seed);
-        let data: Vec<f32> = (0..420 * dimension).map(|_| random.uniform() * 2.0 - 1.0).collect();
-        index.upsert(&slots(420), &data).unwrap();
-        let bits: Vec<u8> = vec![0b0101_0101; 420usize.div_ceil(8)];
-        let allowed = AllowedSlots::new(&bits);
-        let mut searches = 0;
-        // Bounded: a slow machine builds slower, not with more searches.
-        while (index.stats().indexed_count < index.stats().count || searches == 0) && searches < 100 {
-            let query: Vec<f32> = (0..dimension).map(|_| random.uniform() * 2.0 - 1.0).collect();
-            let exact = index.search_exact(&query, 100, Some(allowed)).unwrap();
+        let (index, mut random) = building(seed, |index| {
+            if seed % 3 == 2 {
+                index.set_quantization(Some(crate::quantization::QuantizationConfig::ScalarInt8 { quantile: None })).unwrap();
+            }
+        });
+        search_while_building(&index, &mut random, |query| {
+            let exact = index.search_exact(query, 100, Some(allowed)).unwrap();
             for strategy in [crate::FilterStrategy::PlainWalk, crate::FilterStrategy::TwoHopWalk] {
                 let params = SearchParams { ef: Some(420), allowed: Some(allowed), strategy, ..Default::default() };
-                let found: std::collections::HashSet<u32> =
-                    index.search(&query, 100, &params).unwrap().iter().map(|hit| hit.slot).collect();
-                let missed = exact.iter().filter(|hit| !found.contains(&hit.slot)).count();
+                let missed = missed(&exact, &index.search(query, 100, &params).unwrap());
                 assert!(
                     missed <= 2,
                     "seed {seed}, {strategy:?}: {missed} of 100 exact neighbours missed at {} of 420 linked",
                     index.stats().indexed_count
                 );
             }
-            let exact = index.search_exact(&query, 50, None).unwrap();
             let quantization = crate::QuantizationSearch { oversampling: 4.0, ..Default::default() };
             let params = SearchParams { ef: Some(420), quantization, ..Default::default() };
-            let found: std::collections::HashSet<u32> = index.search(&query, 50, &params).unwrap().iter().map(|hit| hit.slot).collect();
-            let missed = exact.iter().filter(|hit| !found.contains(&hit.slot)).count();
+            let missed = missed(&index.search_exact(query, 50, None).unwrap(), &index.search(query, 50, &params).unwrap());
             assert!(
                 missed <= 2,
                 "seed {seed}, quantized: {missed} of 50 exact neighbours missed at {} of 420 linked",
                 index.stats().indexed_count
             );
-            searches += 1;
-        }
+        });
     }
 }

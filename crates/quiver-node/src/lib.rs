@@ -20,6 +20,7 @@ mod vector_index;
 use errors::Result;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
+use pool::file_pool;
 
 /// Dot product of two equal-length Float32Arrays, read in place without copying.
 #[napi(catch_unwind)]
@@ -55,8 +56,9 @@ pub struct NativeTablesReport {
 /// `checkTable` in src/storage/leveldb-table-check.ts. A missing directory has no tables.
 #[napi(catch_unwind, ts_return_type = "Promise<NativeTablesReport>")]
 pub fn check_store_tables<'env>(env: &'env Env, directory: String) -> Result<Object<'env>> {
-    tasks::run_file_job(
+    tasks::run_on(
         env,
+        file_pool(env),
         move || {
             let directory = std::path::PathBuf::from(directory);
             let paths = match quiver_core::store_tables::table_files(&directory) {

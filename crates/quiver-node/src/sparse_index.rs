@@ -6,9 +6,9 @@
 use crate::completions::{Channel, Completion, CompletionChannel};
 use crate::errors::{closed, from_kernel, guarded, invalid, Result};
 use crate::external_memory::MemoryReport;
-use crate::pool::pool;
+use crate::pool::{file_pool, pool};
 use crate::result_bytes::ResultBytes;
-use crate::tasks::{run_async, run_file_job};
+use crate::tasks::{run_async, run_on};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use quiver_core::{AllowedSlots, SparseIndex, SparseSearchParams};
@@ -80,8 +80,9 @@ impl NativeSparseIndex {
     pub fn load<'env>(env: &'env Env, path: String, completions: &CompletionChannel) -> Result<Object<'env>> {
         let path = PathBuf::from(path);
         let channel = completions.channel();
-        run_file_job(
+        run_on(
             env,
+            file_pool(env),
             move || SparseIndex::load_bound(&path).map_err(from_kernel),
             move |env, (index, last_operation_id, binding)| Ok(NativeSparseIndex::wrap(&env, index, last_operation_id, binding, channel)),
         )
@@ -219,7 +220,7 @@ impl NativeSparseIndex {
         let index = self.index()?;
         let path = PathBuf::from(path);
         let binding = binding.unwrap_or_default();
-        run_file_job(env, move || index.save_bound(&path, last_operation_id, &binding).map_err(from_kernel), |_env, ()| Ok(()))
+        run_on(env, file_pool(env), move || index.save_bound(&path, last_operation_id, &binding).map_err(from_kernel), |_env, ()| Ok(()))
     }
 
     /// Drops this handle's reference; memory is freed once running tasks finish. Idempotent.

@@ -7,7 +7,7 @@
 use crate::completions::{Channel, Completion};
 use crate::errors::{from_kernel, from_node, guarded, internal, into_rejection, Result};
 use crate::external_memory::MemoryReport;
-use crate::pool::{file_pool, load_pool, pool, Pool};
+use crate::pool::{pool, Pool};
 use crate::result_bytes::ResultBytes;
 use napi::bindgen_prelude::*;
 use quiver_core::{AllowedSlots, FilterStrategy, Hit, QuantizationSearch, SearchParams, VectorIndex};
@@ -27,33 +27,9 @@ where
     run_on(env, pool(env), work, finish)
 }
 
-/// `run_async` on the file thread (checkpoint save and load).
-pub fn run_file_job<'env, T, D>(
-    env: &'env Env,
-    work: impl FnOnce() -> Result<T> + Send + 'static,
-    finish: impl FnOnce(Env, T) -> Result<D> + Send + 'static,
-) -> Result<Object<'env>>
-where
-    T: Send + 'static,
-    D: ToNapiValue + 'static,
-{
-    run_on(env, file_pool(env), work, finish)
-}
-
-/// `run_async` on the load threads (checkpoint loads: pool.rs `load_pool`).
-pub fn run_load_job<'env, T, D>(
-    env: &'env Env,
-    work: impl FnOnce() -> Result<T> + Send + 'static,
-    finish: impl FnOnce(Env, T) -> Result<D> + Send + 'static,
-) -> Result<Object<'env>>
-where
-    T: Send + 'static,
-    D: ToNapiValue + 'static,
-{
-    run_on(env, load_pool(env), work, finish)
-}
-
-fn run_on<'env, T, D>(
+/// `run_async` on `target` (the file thread for checkpoint saves, the load threads for
+/// checkpoint loads: pool.rs).
+pub fn run_on<'env, T, D>(
     env: &'env Env,
     target: &'static Pool,
     work: impl FnOnce() -> Result<T> + Send + 'static,

@@ -7,8 +7,9 @@
 use crate::completions::{Channel, CompletionChannel};
 use crate::errors::{closed, from_kernel, guarded, invalid, Result};
 use crate::external_memory::MemoryReport;
+use crate::pool::{file_pool, load_pool};
 use crate::result_bytes::ResultBytes;
-use crate::tasks::{self, run_file_job, run_waiting, Queries, SearchRequest, SlotWork};
+use crate::tasks::{self, run_on, run_waiting, Queries, SearchRequest, SlotWork};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use quiver_core::distance::Datatype;
@@ -163,8 +164,9 @@ impl NativeVectorIndex {
         let path = PathBuf::from(path);
         let channel = completions.channel();
         let storage = storage_of(on_disk_directory);
-        tasks::run_load_job(
+        run_on(
             env,
+            load_pool(env),
             move || VectorIndex::load_with_storage(&path, storage).map_err(from_kernel),
             move |env, (index, last_operation_id, binding)| {
                 let native = NativeVectorIndex::wrap(Arc::new(index), last_operation_id, binding, channel);
@@ -445,7 +447,7 @@ impl NativeVectorIndex {
         let index = self.index()?;
         let path = PathBuf::from(path);
         let binding = binding.unwrap_or_default();
-        run_file_job(env, move || index.save_bound(&path, last_operation_id, &binding).map_err(from_kernel), |_env, ()| Ok(()))
+        run_on(env, file_pool(env), move || index.save_bound(&path, last_operation_id, &binding).map_err(from_kernel), |_env, ()| Ok(()))
     }
 
     /// Drops this handle's reference; memory is freed once running tasks finish. Idempotent.
