@@ -74,28 +74,14 @@ impl Graph {
         let mut chosen_by_level: Vec<Vec<Neighbor>> = vec![Vec::new(); top_link_level + 1];
         let mut entries = vec![current];
         for link_level in (0..=top_link_level).rev() {
-            let mut visited = self.take_visited(store);
-            let mut found =
-                self.search_level::<false, _>(store, space, vector, &entries, self.params.ef_construct, link_level, &accept, &mut visited);
-            self.visited.give_back(visited);
+            let mut found = self.construction_walk::<false, _>(store, vector, &entries, link_level, &accept);
             if found.is_empty() {
                 // Every node this walk reached is a tombstone: the points linked first were
                 // deleted before the rest were linked (linking runs behind the writes). Linking
                 // to nothing would leave this node, and every node linked after it the same way,
                 // unreachable from the entry point for good; the nearest tombstones keep it
                 // reachable, and cleanup re-routes through their live links (heal.rs).
-                let mut visited = self.take_visited(store);
-                found = self.search_level::<true, _>(
-                    store,
-                    space,
-                    vector,
-                    &entries,
-                    self.params.ef_construct,
-                    link_level,
-                    &accept,
-                    &mut visited,
-                );
-                self.visited.give_back(visited);
+                found = self.construction_walk::<true, _>(store, vector, &entries, link_level, &accept);
             }
             chosen_by_level[link_level] = self.select_neighbors(store, &found, self.params.m);
             if !found.is_empty() {
@@ -152,6 +138,31 @@ impl Graph {
                 self.set_entry(Some((slot, level)));
             }
         }
+    }
+
+    /// One level's `ef_construct` walk from `entries` with a visited list of the pool
+    /// (`TOMBSTONES`: deleted nodes may be returned too, search.rs `search_level`).
+    fn construction_walk<const TOMBSTONES: bool, F: Fn(u32) -> bool>(
+        &self,
+        store: &VectorStore,
+        vector: &[f32],
+        entries: &[Neighbor],
+        level: usize,
+        accept: &F,
+    ) -> Vec<Neighbor> {
+        let mut visited = self.take_visited(store);
+        let found = self.search_level::<TOMBSTONES, _>(
+            store,
+            store.link_space(),
+            vector,
+            entries,
+            self.params.ef_construct,
+            level,
+            accept,
+            &mut visited,
+        );
+        self.visited.give_back(visited);
+        found
     }
 
     /// Links `orphan` from its nearest current neighbour (other than `excluded`) at `level`.
