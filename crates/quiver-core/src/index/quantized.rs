@@ -181,6 +181,8 @@ struct CodeScorer<'a> {
     store: &'a crate::store::VectorStore,
     quantized: &'a Quantized,
     code: QueryCode,
+    /// Score with the walk's estimate (`Quantized::walk_distance`).
+    walk: bool,
 }
 
 impl SlotScorer for CodeScorer<'_> {
@@ -195,7 +197,11 @@ impl SlotScorer for CodeScorer<'_> {
 
     #[inline(always)]
     fn score(&self, row: u32) -> f32 {
-        self.quantized.distance(&self.code, row)
+        if self.walk {
+            self.quantized.walk_distance(&self.code, row)
+        } else {
+            self.quantized.distance(&self.code, row)
+        }
     }
 }
 
@@ -274,12 +280,33 @@ impl VectorIndex {
         let options = params.quantization;
         let candidates = if options.rescore { ((k as f64 * options.oversampling.max(1.0)).ceil() as usize).clamp(k, MAX_K) } else { k };
         let ef = params.ef.unwrap_or(DEFAULT_EF).max(candidates);
-        let scorer = CodeScorer { store, quantized, code: quantized.prepare_query(query) };
+        let walk = quantized.walks_by_hamming();
+        let scorer = CodeScorer { store, quantized, code: quantized.prepare_query(query), walk };
         // The tail first, as in graph_and_tail (index.rs): a slot linked during the walk is
         // then in one list or the other.
         let mut tail = Vec::new();
         shared.pending.snapshot(&mut tail);
-        let found = shared.graph.search_scored(&scorer, store.slot_bound(), candidates, ef, accept);
+        let found = if walk {
+            // Two estimates (docs/architecture.md §12): the walk scores by the cheap Hamming
+            // distance and keeps a pool of at least twice the candidates; the asymmetric
+            // estimate then picks the candidates from the pool. A pool no larger than the
+            // candidates would leave the choice to the Hamming distance alone.
+            let pool_size = ef.max(2 * candidates);
+            let mut pool = shared.graph.search_scored(&scorer, store.slot_bound(), pool_size, pool_size, accept);
+            // A slot emptied since the walk met it has no code to rank: it leaves the pool.
+            pool.retain_mut(|neighbor| match store.row_of(neighbor.slot) {
+                Some((row, _)) => {
+                    neighbor.distance = quantized.distance(&scorer.code, row);
+                    true
+                }
+                None => false,
+            });
+            pool.sort_unstable();
+            pool.truncate(candidates);
+            pool
+        } else {
+            shared.graph.search_scored(&scorer, store.slot_bound(), candidates, ef, accept)
+        };
         tail.sort_unstable();
         tail.dedup();
         let space = store.space();

@@ -114,6 +114,9 @@ pub struct Codebook {
 /// A query prepared for a codebook: its own code (symmetric) or its weight planes (asymmetric).
 pub struct BinaryQuery {
     pub code: Vec<u8>,
+    /// The query's own code, encoded like the stored ones: the Hamming estimate (asymmetric
+    /// codebooks walk the graph with it, then rank what the walk found with `code`).
+    own: Vec<u8>,
     /// Σ q_d·base_d, the weights' low end and step: q·x̂ ≈ offset + low·bits + step·plane_dot.
     offset: f32,
     /// q·μ: the part of every estimate the correction factor does not scale.
@@ -237,9 +240,14 @@ impl Codebook {
     /// Writes the code of `vector`; returns what an asymmetric score needs beside it (symmetric
     /// codebooks need only the bits: the rest is `CodeExtra::NEUTRAL`'s).
     pub fn encode(&self, vector: &[f32], code: &mut [u8]) -> CodeExtra {
+        self.encode_code(vector, code, self.extra_length() > 0)
+    }
+
+    /// `encode`, with the extra (reconstruction, correction factor) computed only when asked:
+    /// an asymmetric query's own code needs the bits alone.
+    fn encode_code(&self, vector: &[f32], code: &mut [u8], asymmetric: bool) -> CodeExtra {
         code.fill(0);
         let mut bits = 0u32;
-        let asymmetric = self.extra_length() > 0;
         let mut reconstruction = if asymmetric { self.base.clone() } else { Vec::new() };
         for (d, value) in vector.iter().enumerate().take(self.dimension) {
             if value - self.means[d] > self.lower[d] {
@@ -283,8 +291,10 @@ impl Codebook {
         if planes == 0 {
             let mut code = vec![0u8; length];
             self.encode(query, &mut code);
-            return BinaryQuery { code, offset: 0.0, mean_dot: 0.0, low: 0.0, step: 0.0, squared_norm: 0.0 };
+            return BinaryQuery { own: code.clone(), code, offset: 0.0, mean_dot: 0.0, low: 0.0, step: 0.0, squared_norm: 0.0 };
         }
+        let mut own = vec![0u8; length];
+        self.encode_code(query, &mut own, false);
         let offset: f32 = query.iter().zip(&self.base).map(|(q, base)| q * base).sum();
         let mean_dot: f32 = query.iter().zip(&self.means).map(|(q, mean)| q * mean).sum();
         // u_i = q_d·weight_i for each code bit i (padding bits weigh 0).
@@ -298,34 +308,46 @@ impl Codebook {
         }
         let low = weights.iter().copied().fold(f32::INFINITY, f32::min);
         let high = weights.iter().copied().fold(f32::NEG_INFINITY, f32::max);
-        let levels = ((1u32 << planes) - 1) as f32;
-        let step = if high > low { (high - low) / levels } else { 1.0 };
+        let levels = (1u32 << planes) - 1;
+        let step = if high > low { (high - low) / levels as f32 } else { 1.0 };
         let mut code = vec![0u8; planes * length];
-        for (bit, weight) in weights.iter().enumerate() {
-            let level = ((weight - low) / step).round().clamp(0.0, levels) as u32;
-            for plane in 0..planes {
-                if (level >> plane) & 1 == 1 {
-                    code[plane * length + bit / 8] |= 1 << (bit % 8);
-                }
+        // Eight code bits at a time: their levels as the eight bytes of a word, then an 8 × 8
+        // bit transpose makes byte k of the word the eight bits of plane k. Bit by bit, with a
+        // branch per bit and plane, this preparation took a quarter of a binary search's time.
+        for (byte, group) in weights.chunks_exact(8).enumerate() {
+            let mut word = 0u64;
+            for (position, weight) in group.iter().enumerate() {
+                word |= (quantize_level(*weight, low, step, levels) as u64) << (8 * position);
+            }
+            let planes_of_byte = transpose_bits(word).to_le_bytes();
+            for (plane, bits) in planes_of_byte.iter().take(planes).enumerate() {
+                code[plane * length + byte] = *bits;
             }
         }
         let squared_norm = query.iter().map(|value| value * value).sum();
-        BinaryQuery { code, offset, mean_dot, low, step, squared_norm }
+        BinaryQuery { code, own, offset, mean_dot, low, step, squared_norm }
+    }
+
+    /// The Hamming estimate of the distance from the query's own code to one code (smaller is
+    /// better): what a symmetric codebook scores with, and what an asymmetric one walks with.
+    #[inline(always)]
+    pub fn hamming_distance(&self, kernels: &CodeKernels, metric: Metric, query: &BinaryQuery, code: &[u8]) -> f32 {
+        let differing = (kernels.hamming)(&query.own, code) as f32;
+        let bits = self.bit_count() as f32;
+        match metric {
+            // Matching bits estimate the cosine: 1 − 2·(differing / bits).
+            Metric::Cosine | Metric::Dot => -(1.0 - 2.0 * differing / bits),
+            // For unit vectors |x − y|² = 2 − 2·cos.
+            Metric::Euclid => 4.0 * differing / bits,
+            Metric::Manhattan => differing,
+        }
     }
 
     /// Estimated internal distance (smaller is better) from a prepared query to one code.
     #[inline(always)]
     pub fn distance(&self, kernels: &CodeKernels, metric: Metric, query: &BinaryQuery, code: &[u8], extra: &[u8]) -> f32 {
         if self.query_encoding == QueryEncoding::SameAsStorage {
-            let differing = (kernels.hamming)(&query.code, code) as f32;
-            let bits = self.bit_count() as f32;
-            return match metric {
-                // Matching bits estimate the cosine: 1 − 2·(differing / bits).
-                Metric::Cosine | Metric::Dot => -(1.0 - 2.0 * differing / bits),
-                // For unit vectors |x − y|² = 2 − 2·cos.
-                Metric::Euclid => 4.0 * differing / bits,
-                Metric::Manhattan => differing,
-            };
+            return self.hamming_distance(kernels, metric, query, code);
         }
         let extra = CodeExtra::read(extra);
         let reconstructed = query.offset + query.low * extra.bits as f32 + query.step * (kernels.plane_dot)(&query.code, code) as f32;
@@ -336,6 +358,25 @@ impl Codebook {
             Metric::Euclid | Metric::Manhattan => (query.squared_norm + extra.squared_norm - 2.0 * dot).max(0.0),
         }
     }
+}
+
+/// The query level of one weight: (weight − low) / step rounded to the nearest, at most `levels`.
+#[inline(always)]
+fn quantize_level(weight: f32, low: f32, step: f32, levels: u32) -> u32 {
+    // Non-negative, so truncating after adding a half rounds (and needs no call to `round`).
+    (((weight - low) / step + 0.5) as u32).min(levels)
+}
+
+/// Transposes the 8 × 8 bit matrix whose row i is byte i of `word`: bit j of byte i becomes
+/// bit i of byte j. Three exchanges of ever larger blocks (1, 2, then 4 bits square).
+#[inline(always)]
+fn transpose_bits(mut word: u64) -> u64 {
+    let mut swap = (word ^ (word >> 7)) & 0x00AA_00AA_00AA_00AA;
+    word ^= swap ^ (swap << 7);
+    swap = (word ^ (word >> 14)) & 0x0000_CCCC_0000_CCCC;
+    word ^= swap ^ (swap << 14);
+    swap = (word ^ (word >> 28)) & 0x0000_0000_F0F0_F0F0;
+    word ^ swap ^ (swap << 28)
 }
 
 #[cfg(test)]
@@ -360,6 +401,67 @@ mod tests {
             }
         }
         values
+    }
+
+    #[test]
+    fn the_bit_transpose_moves_bit_j_of_byte_i_to_bit_i_of_byte_j() {
+        let mut random = Random::new(17);
+        for _ in 0..200 {
+            let word = random.next_u64();
+            let transposed = transpose_bits(word);
+            for i in 0..8 {
+                for j in 0..8 {
+                    assert_eq!((word >> (8 * i + j)) & 1, (transposed >> (8 * j + i)) & 1, "{word:#x}: byte {i} bit {j}");
+                }
+            }
+        }
+    }
+
+    /// The slow twin of the query planes: each code bit's level written plane by plane.
+    fn planes_bit_by_bit(codebook: &Codebook, query: &[f32], planes: usize) -> Vec<u8> {
+        let length = codebook.code_length();
+        let mut weights = vec![0f32; 8 * length];
+        for d in 0..codebook.dimension {
+            weights[d] = query[d] * codebook.weights[d];
+        }
+        let start = 8 * codebook.plane_bytes[0];
+        for (position, (d, _)) in codebook.extended.iter().enumerate() {
+            weights[start + position] = query[*d] * codebook.weights[start + position];
+        }
+        let low = weights.iter().copied().fold(f32::INFINITY, f32::min);
+        let high = weights.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+        let levels = (1u32 << planes) - 1;
+        let step = if high > low { (high - low) / levels as f32 } else { 1.0 };
+        let mut code = vec![0u8; planes * length];
+        for (bit, weight) in weights.iter().enumerate() {
+            let level = quantize_level(*weight, low, step, levels);
+            for plane in 0..planes {
+                if (level >> plane) & 1 == 1 {
+                    code[plane * length + bit / 8] |= 1 << (bit % 8);
+                }
+            }
+        }
+        code
+    }
+
+    #[test]
+    fn query_planes_match_their_bit_by_bit_twin() {
+        for dimension in [1, 7, 8, 37, 96, 130] {
+            let data = clustered(300, dimension, 4, 3);
+            for encoding in [BinaryEncoding::OneBit, BinaryEncoding::TwoBits, BinaryEncoding::OneAndHalfBits] {
+                for query_encoding in [QueryEncoding::Scalar8Bits, QueryEncoding::Scalar4Bits] {
+                    let codebook = Codebook::train(encoding, query_encoding, &data, dimension);
+                    for query in data.chunks_exact(dimension).step_by(37) {
+                        let prepared = codebook.prepare_query(query);
+                        assert_eq!(
+                            prepared.code,
+                            planes_bit_by_bit(&codebook, query, query_encoding.planes()),
+                            "{encoding:?} {query_encoding:?} dimension {dimension}"
+                        );
+                    }
+                }
+            }
+        }
     }
 
     #[test]

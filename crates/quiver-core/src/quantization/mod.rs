@@ -249,6 +249,25 @@ impl Quantized {
         }
     }
 
+    /// Whether the graph walk scores with a cheaper estimate than `distance` (`walk_distance`),
+    /// and what it found is ranked again by `distance`: binary codes with an asymmetric query
+    /// walk by the Hamming distance to the query's own code.
+    pub fn walks_by_hamming(&self) -> bool {
+        self.binary.as_ref().is_some_and(|codebook| codebook.extra_length() > 0)
+    }
+
+    /// The walk's estimate: `distance`, or the Hamming one when `walks_by_hamming`.
+    #[inline(always)]
+    pub fn walk_distance(&self, query: &QueryCode, row: u32) -> f32 {
+        match (&self.binary, &query.binary) {
+            (Some(codebook), Some(binary)) => {
+                let stored = self.codes.row(row as usize);
+                codebook.hamming_distance(&self.kernels, self.metric, binary, &stored[..self.code_length])
+            }
+            _ => self.distance(query, row),
+        }
+    }
+
     /// Estimated internal distance (smaller is better, as distance/mod.rs) from the query to
     /// the code of arena row `row`.
     #[inline(always)]
