@@ -387,9 +387,19 @@ impl VectorIndex {
         if strategy == FilterStrategy::Scan {
             return Ok(self.to_hits(brute_force::search(store, &prepared, k, params.allowed)));
         }
+        // A filtered walk can strand itself in a patch of the graph where nothing nearby is
+        // allowed; then the exact scan (the slow twin) answers instead.
+        let stranded = |found: usize| found < k && found < allowed_count.unwrap_or(0);
         if let Some(quantized) = self.quantizer_for(params) {
             return Ok(match params.allowed {
-                Some(allowed) => self.search_quantized(&quantized, &prepared, k, params, &|slot: u32| allowed.contains(slot)),
+                Some(allowed) => {
+                    let hits = self.search_quantized(&quantized, &prepared, k, params, &|slot: u32| allowed.contains(slot));
+                    if stranded(hits.len()) {
+                        self.to_hits(brute_force::search(store, &prepared, k, Some(allowed)))
+                    } else {
+                        hits
+                    }
+                }
                 None => self.search_quantized(&quantized, &prepared, k, params, &|_slot: u32| true),
             });
         }
@@ -397,9 +407,7 @@ impl VectorIndex {
             Some(allowed) => {
                 let accept = |slot: u32| allowed.contains(slot);
                 let found = self.graph_and_tail(&prepared, k, ef, &accept, strategy == FilterStrategy::TwoHopWalk);
-                // The walk can strand itself in a patch of the graph where nothing nearby is
-                // allowed; then the exact scan (the slow twin) answers instead.
-                if found.len() < k && found.len() < allowed_count.unwrap_or(0) {
+                if stranded(found.len()) {
                     brute_force::search(store, &prepared, k, Some(allowed))
                 } else {
                     found
