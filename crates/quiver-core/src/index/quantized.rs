@@ -288,11 +288,10 @@ impl VectorIndex {
         shared.pending.snapshot(&mut tail);
         let found = if walk {
             // Two estimates (docs/architecture.md §12): the walk scores by the cheap Hamming
-            // distance and keeps a pool of at least twice the candidates; the asymmetric
-            // estimate then picks the candidates from the pool. A pool no larger than the
-            // candidates would leave the choice to the Hamming distance alone.
-            let pool_size = ef.max(2 * candidates);
-            let mut pool = shared.graph.search_scored(&scorer, store.slot_bound(), pool_size, pool_size, accept);
+            // distance and keeps its list of `ef` (at least the candidates); the asymmetric
+            // estimate then picks the candidates from it. At an `ef` of only the candidates the
+            // Hamming distance alone chooses them: `ef` is the knob, as for every walk.
+            let mut pool = shared.graph.search_scored(&scorer, store.slot_bound(), ef, ef, accept);
             // A slot emptied since the walk met it has no code to rank: it leaves the pool.
             pool.retain_mut(|neighbor| match store.row_of(neighbor.slot) {
                 Some((row, _)) => {
