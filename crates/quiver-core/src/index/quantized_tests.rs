@@ -163,15 +163,21 @@ fn subspace(count: usize, dimension: usize, seed: u64) -> Vec<f32> {
     data
 }
 
+/// A Cosine index of `subspace` points whose searches always take the graph.
+fn subspace_index(count: usize, dimension: usize, seed: u64) -> (VectorIndex, Vec<f32>) {
+    let params = IndexParams { indexing_threads: 2, full_scan_threshold: 0, ..IndexParams::new(dimension, Metric::Cosine) };
+    let index = VectorIndex::new(params).unwrap();
+    let data = subspace(count, dimension, seed);
+    index.upsert(&(0..count as u32).collect::<Vec<_>>(), &data).unwrap();
+    index.wait_indexed();
+    (index, data)
+}
+
 #[test]
 fn every_binary_encoding_and_query_encoding_finds_its_floor_of_true_neighbours_with_oversampling_three() {
     use crate::quantization::{BinaryEncoding, QueryEncoding};
-    let (dimension, count) = (256, 3000);
-    let params = IndexParams { indexing_threads: 2, full_scan_threshold: 0, ..IndexParams::new(dimension, Metric::Cosine) };
-    let index = VectorIndex::new(params).unwrap();
-    let data = subspace(count, dimension, 21);
-    index.upsert(&(0..count as u32).collect::<Vec<_>>(), &data).unwrap();
-    index.wait_indexed();
+    let dimension = 256;
+    let (index, data) = subspace_index(3000, dimension, 21);
     let queries = queries(&data, dimension);
     let mut measured = Vec::new();
     for encoding in [BinaryEncoding::OneBit, BinaryEncoding::OneAndHalfBits, BinaryEncoding::TwoBits] {
@@ -209,11 +215,7 @@ fn an_asymmetric_query_ranks_what_its_hamming_walk_found_by_the_asymmetric_estim
     // estimate, the slow twin here; a pool left in Hamming order would not be.
     use crate::quantization::{BinaryEncoding, QueryEncoding};
     let (dimension, count) = (64, 400);
-    let params = IndexParams { indexing_threads: 2, full_scan_threshold: 0, ..IndexParams::new(dimension, Metric::Cosine) };
-    let index = VectorIndex::new(params).unwrap();
-    let data = subspace(count, dimension, 5);
-    index.upsert(&(0..count as u32).collect::<Vec<_>>(), &data).unwrap();
-    index.wait_indexed();
+    let (index, data) = subspace_index(count, dimension, 5);
     for encoding in [BinaryEncoding::OneBit, BinaryEncoding::TwoBits, BinaryEncoding::OneAndHalfBits] {
         index.set_quantization(Some(QuantizationConfig::Binary { encoding, query_encoding: QueryEncoding::Scalar8Bits })).unwrap();
         index.wait_quantized();

@@ -297,19 +297,8 @@ impl Codebook {
         self.encode_code(query, &mut own, false);
         let offset: f32 = query.iter().zip(&self.base).map(|(q, base)| q * base).sum();
         let mean_dot: f32 = query.iter().zip(&self.means).map(|(q, mean)| q * mean).sum();
-        // u_i = q_d·weight_i for each code bit i (padding bits weigh 0).
-        let mut weights = vec![0f32; 8 * length];
-        for d in 0..self.dimension {
-            weights[d] = query[d] * self.weights[d];
-        }
-        let start = 8 * self.plane_bytes[0];
-        for (position, (d, _)) in self.extended.iter().enumerate() {
-            weights[start + position] = query[*d] * self.weights[start + position];
-        }
-        let low = weights.iter().copied().fold(f32::INFINITY, f32::min);
-        let high = weights.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+        let (weights, low, step) = self.query_weights(query, planes);
         let levels = (1u32 << planes) - 1;
-        let step = if high > low { (high - low) / levels as f32 } else { 1.0 };
         let mut code = vec![0u8; planes * length];
         // Eight code bits at a time: their levels as the eight bytes of a word, then an 8 × 8
         // bit transpose makes byte k of the word the eight bits of plane k. Bit by bit, with a
@@ -326,6 +315,24 @@ impl Codebook {
         }
         let squared_norm = query.iter().map(|value| value * value).sum();
         BinaryQuery { code, own, offset, mean_dot, low, step, squared_norm }
+    }
+
+    /// The query's weight u_i = q_d·weight_i for every code bit i (padding bits weigh 0), and
+    /// the low end and step of their quantization to `planes` bits.
+    fn query_weights(&self, query: &[f32], planes: usize) -> (Vec<f32>, f32, f32) {
+        let mut weights = vec![0f32; 8 * self.code_length()];
+        for d in 0..self.dimension {
+            weights[d] = query[d] * self.weights[d];
+        }
+        let start = 8 * self.plane_bytes[0];
+        for (position, (d, _)) in self.extended.iter().enumerate() {
+            weights[start + position] = query[*d] * self.weights[start + position];
+        }
+        let low = weights.iter().copied().fold(f32::INFINITY, f32::min);
+        let high = weights.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+        let levels = ((1u32 << planes) - 1) as f32;
+        let step = if high > low { (high - low) / levels } else { 1.0 };
+        (weights, low, step)
     }
 
     /// The Hamming estimate of the distance from the query's own code to one code (smaller is
@@ -417,21 +424,12 @@ mod tests {
         }
     }
 
-    /// The slow twin of the query planes: each code bit's level written plane by plane.
+    /// The slow twin of the query planes: each code bit's level written plane by plane (the
+    /// weights themselves are `query_weights`', shared: the packing is what is twinned).
     fn planes_bit_by_bit(codebook: &Codebook, query: &[f32], planes: usize) -> Vec<u8> {
         let length = codebook.code_length();
-        let mut weights = vec![0f32; 8 * length];
-        for d in 0..codebook.dimension {
-            weights[d] = query[d] * codebook.weights[d];
-        }
-        let start = 8 * codebook.plane_bytes[0];
-        for (position, (d, _)) in codebook.extended.iter().enumerate() {
-            weights[start + position] = query[*d] * codebook.weights[start + position];
-        }
-        let low = weights.iter().copied().fold(f32::INFINITY, f32::min);
-        let high = weights.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+        let (weights, low, step) = codebook.query_weights(query, planes);
         let levels = (1u32 << planes) - 1;
-        let step = if high > low { (high - low) / levels as f32 } else { 1.0 };
         let mut code = vec![0u8; planes * length];
         for (bit, weight) in weights.iter().enumerate() {
             let level = quantize_level(*weight, low, step, levels);
