@@ -181,8 +181,6 @@ struct CodeScorer<'a> {
     store: &'a crate::store::VectorStore,
     quantized: &'a Quantized,
     code: QueryCode,
-    /// Score with the walk's estimate (`Quantized::walk_distance`).
-    walk: bool,
 }
 
 impl SlotScorer for CodeScorer<'_> {
@@ -195,13 +193,10 @@ impl SlotScorer for CodeScorer<'_> {
         Some((row, live))
     }
 
+    /// The walk's estimate: the asymmetric binary walk's Hamming one, `distance` otherwise.
     #[inline(always)]
     fn score(&self, row: u32) -> f32 {
-        if self.walk {
-            self.quantized.walk_distance(&self.code, row)
-        } else {
-            self.quantized.distance(&self.code, row)
-        }
+        self.quantized.walk_distance(&self.code, row)
     }
 }
 
@@ -280,13 +275,12 @@ impl VectorIndex {
         let options = params.quantization;
         let candidates = if options.rescore { ((k as f64 * options.oversampling.max(1.0)).ceil() as usize).clamp(k, MAX_K) } else { k };
         let ef = params.ef.unwrap_or(DEFAULT_EF).max(candidates);
-        let walk = quantized.walks_by_hamming();
-        let scorer = CodeScorer { store, quantized, code: quantized.prepare_query(query), walk };
+        let scorer = CodeScorer { store, quantized, code: quantized.prepare_query(query) };
         // The tail first, as in graph_and_tail (index.rs): a slot linked during the walk is
         // then in one list or the other.
         let mut tail = Vec::new();
         shared.pending.snapshot(&mut tail);
-        let found = if walk {
+        let found = if quantized.walks_by_hamming() {
             // Two estimates (docs/architecture.md §12): the walk scores by the cheap Hamming
             // distance and keeps its list of `ef` (at least the candidates); the asymmetric
             // estimate then picks the candidates from it. At an `ef` of only the candidates the

@@ -111,11 +111,13 @@ pub struct Codebook {
     plane_bytes: [usize; 2],
 }
 
-/// A query prepared for a codebook: its own code (symmetric) or its weight planes (asymmetric).
+/// A query prepared for a codebook: its own code, and (asymmetric) its weight planes.
 pub struct BinaryQuery {
-    pub code: Vec<u8>,
-    /// The query's own code, encoded like the stored ones: the Hamming estimate (asymmetric
-    /// codebooks walk the graph with it, then rank what the walk found with `code`).
+    /// The query's weights quantized into bit planes, for `plane_dot` (empty when symmetric).
+    pub planes: Vec<u8>,
+    /// The query's own code, encoded like the stored ones: the Hamming estimate (a symmetric
+    /// codebook's only one; an asymmetric codebook walks the graph with it, then ranks what the
+    /// walk found with `planes`).
     own: Vec<u8>,
     /// Σ q_d·base_d, the weights' low end and step: q·x̂ ≈ offset + low·bits + step·plane_dot.
     offset: f32,
@@ -284,22 +286,20 @@ impl Codebook {
         CodeExtra { bits, squared_norm: squared_norm as f32, factor }
     }
 
-    /// The query's own code (symmetric), or its weights quantized into bit planes (asymmetric).
+    /// The query's own code, and (asymmetric) its weights quantized into bit planes.
     pub fn prepare_query(&self, query: &[f32]) -> BinaryQuery {
         let length = self.code_length();
         let planes = self.query_encoding.planes();
-        if planes == 0 {
-            let mut code = vec![0u8; length];
-            self.encode(query, &mut code);
-            return BinaryQuery { own: code.clone(), code, offset: 0.0, mean_dot: 0.0, low: 0.0, step: 0.0, squared_norm: 0.0 };
-        }
         let mut own = vec![0u8; length];
         self.encode_code(query, &mut own, false);
+        if planes == 0 {
+            return BinaryQuery { planes: Vec::new(), own, offset: 0.0, mean_dot: 0.0, low: 0.0, step: 0.0, squared_norm: 0.0 };
+        }
         let offset: f32 = query.iter().zip(&self.base).map(|(q, base)| q * base).sum();
         let mean_dot: f32 = query.iter().zip(&self.means).map(|(q, mean)| q * mean).sum();
         let (weights, low, step) = self.query_weights(query, planes);
         let levels = (1u32 << planes) - 1;
-        let mut code = vec![0u8; planes * length];
+        let mut weight_planes = vec![0u8; planes * length];
         // Eight code bits at a time: their levels as the eight bytes of a word, then an 8 × 8
         // bit transpose makes byte k of the word the eight bits of plane k. Bit by bit, with a
         // branch per bit and plane, this preparation took a quarter of a binary search's time.
@@ -310,11 +310,11 @@ impl Codebook {
             }
             let planes_of_byte = transpose_bits(word).to_le_bytes();
             for (plane, bits) in planes_of_byte.iter().take(planes).enumerate() {
-                code[plane * length + byte] = *bits;
+                weight_planes[plane * length + byte] = *bits;
             }
         }
         let squared_norm = query.iter().map(|value| value * value).sum();
-        BinaryQuery { code, own, offset, mean_dot, low, step, squared_norm }
+        BinaryQuery { planes: weight_planes, own, offset, mean_dot, low, step, squared_norm }
     }
 
     /// The query's weight u_i = q_d·weight_i for every code bit i (padding bits weigh 0), and
@@ -357,7 +357,7 @@ impl Codebook {
             return self.hamming_distance(kernels, metric, query, code);
         }
         let extra = CodeExtra::read(extra);
-        let reconstructed = query.offset + query.low * extra.bits as f32 + query.step * (kernels.plane_dot)(&query.code, code) as f32;
+        let reconstructed = query.offset + query.low * extra.bits as f32 + query.step * (kernels.plane_dot)(&query.planes, code) as f32;
         let dot = query.mean_dot + extra.factor * (reconstructed - query.mean_dot);
         match metric {
             Metric::Cosine | Metric::Dot => -dot,
@@ -452,7 +452,7 @@ mod tests {
                     for query in data.chunks_exact(dimension).step_by(37) {
                         let prepared = codebook.prepare_query(query);
                         assert_eq!(
-                            prepared.code,
+                            prepared.planes,
                             planes_bit_by_bit(&codebook, query, query_encoding.planes()),
                             "{encoding:?} {query_encoding:?} dimension {dimension}"
                         );

@@ -256,7 +256,8 @@ impl Quantized {
         self.binary.as_ref().is_some_and(|codebook| codebook.extra_length() > 0)
     }
 
-    /// The walk's estimate: `distance`, or the Hamming one when `walks_by_hamming`.
+    /// The walk's estimate: the Hamming distance for binary codes (for a symmetric codebook
+    /// that is `distance` itself), `distance` for the others.
     #[inline(always)]
     pub fn walk_distance(&self, query: &QueryCode, row: u32) -> f32 {
         match (&self.binary, &query.binary) {
