@@ -249,29 +249,43 @@ impl Codebook {
     /// an asymmetric query's own code needs the bits alone.
     fn encode_code(&self, vector: &[f32], code: &mut [u8], asymmetric: bool) -> CodeExtra {
         code.fill(0);
-        let mut bits = 0u32;
-        let mut reconstruction = if asymmetric { self.base.clone() } else { Vec::new() };
-        for (d, value) in vector.iter().enumerate().take(self.dimension) {
-            if value - self.means[d] > self.lower[d] {
-                code[d / 8] |= 1 << (d % 8);
-                bits += 1;
-                if asymmetric {
-                    reconstruction[d] += self.weights[d];
-                }
+        // Eight bits to a byte, each a comparison turned into 0 or 1: a vector's bits are as
+        // unpredictable as coin flips, and a branch per bit (the twin, `code_bit_by_bit`) made
+        // encoding the query's own code 6% of a binary search's time.
+        let (plane0, plane1) = code.split_at_mut(self.plane_bytes[0]);
+        let dimension = self.dimension.min(vector.len());
+        for (byte, ((values, means), lower)) in
+            plane0.iter_mut().zip(vector[..dimension].chunks(8).zip(self.means.chunks(8)).zip(self.lower.chunks(8)))
+        {
+            let mut bits = 0u8;
+            for (position, ((value, mean), lower)) in values.iter().zip(means).zip(lower).enumerate() {
+                bits |= u8::from(value - mean > *lower) << position;
             }
+            *byte = bits;
         }
-        let start = self.plane_bytes[0];
-        for (position, (d, upper)) in self.extended.iter().enumerate() {
-            if vector[*d] - self.means[*d] > *upper {
-                code[start + position / 8] |= 1 << (position % 8);
-                bits += 1;
-                if asymmetric {
-                    reconstruction[*d] += self.weights[8 * start + position];
-                }
+        for (byte, group) in plane1.iter_mut().zip(self.extended.chunks(8)) {
+            let mut bits = 0u8;
+            for (position, (d, upper)) in group.iter().enumerate() {
+                bits |= u8::from(vector[*d] - self.means[*d] > *upper) << position;
             }
+            *byte = bits;
         }
+        let bits = code.iter().map(|byte| byte.count_ones()).sum();
         if !asymmetric {
             return CodeExtra { bits, ..CodeExtra::NEUTRAL };
+        }
+        let bit = |index: usize| (code[index / 8] >> (index % 8)) & 1 == 1;
+        let mut reconstruction = self.base.clone();
+        for (d, rebuilt) in reconstruction.iter_mut().enumerate().take(dimension) {
+            if bit(d) {
+                *rebuilt += self.weights[d];
+            }
+        }
+        let start = 8 * self.plane_bytes[0];
+        for (position, (d, _)) in self.extended.iter().enumerate() {
+            if bit(start + position) {
+                reconstruction[*d] += self.weights[start + position];
+            }
         }
         let (mut squared_norm, mut centred_squared, mut agreement) = (0f64, 0f64, 0f64);
         for ((value, rebuilt), mean) in vector.iter().zip(&reconstruction).zip(&self.means) {
@@ -295,10 +309,14 @@ impl Codebook {
         if planes == 0 {
             return BinaryQuery { planes: Vec::new(), own, offset: 0.0, mean_dot: 0.0, low: 0.0, step: 0.0, squared_norm: 0.0 };
         }
-        let offset: f32 = query.iter().zip(&self.base).map(|(q, base)| q * base).sum();
-        let mean_dot: f32 = query.iter().zip(&self.means).map(|(q, mean)| q * mean).sum();
+        // The SIMD dot kernel: a plain sum is one dependent addition per dimension.
+        let dot = crate::distance::dot_kernel();
+        let query = &query[..self.dimension.min(query.len())];
+        let offset = dot(query, &self.base[..query.len()]);
+        let mean_dot = dot(query, &self.means[..query.len()]);
         let (weights, low, step) = self.query_weights(query, planes);
         let levels = (1u32 << planes) - 1;
+        let scale = 1.0 / step;
         let mut weight_planes = vec![0u8; planes * length];
         // Eight code bits at a time: their levels as the eight bytes of a word, then an 8 × 8
         // bit transpose makes byte k of the word the eight bits of plane k. Bit by bit, with a
@@ -306,14 +324,14 @@ impl Codebook {
         for (byte, group) in weights.chunks_exact(8).enumerate() {
             let mut word = 0u64;
             for (position, weight) in group.iter().enumerate() {
-                word |= (quantize_level(*weight, low, step, levels) as u64) << (8 * position);
+                word |= (quantize_level(*weight, low, scale, levels) as u64) << (8 * position);
             }
             let planes_of_byte = transpose_bits(word).to_le_bytes();
             for (plane, bits) in planes_of_byte.iter().take(planes).enumerate() {
                 weight_planes[plane * length + byte] = *bits;
             }
         }
-        let squared_norm = query.iter().map(|value| value * value).sum();
+        let squared_norm = dot(query, query);
         BinaryQuery { planes: weight_planes, own, offset, mean_dot, low, step, squared_norm }
     }
 
@@ -367,11 +385,12 @@ impl Codebook {
     }
 }
 
-/// The query level of one weight: (weight − low) / step rounded to the nearest, at most `levels`.
+/// The query level of one weight: (weight − low) / step rounded to the nearest, at most `levels`;
+/// `scale` is 1 / step: a multiplication per weight instead of a division.
 #[inline(always)]
-fn quantize_level(weight: f32, low: f32, step: f32, levels: u32) -> u32 {
+fn quantize_level(weight: f32, low: f32, scale: f32, levels: u32) -> u32 {
     // Non-negative, so truncating after adding a half rounds (and needs no call to `round`).
-    (((weight - low) / step + 0.5) as u32).min(levels)
+    (((weight - low) * scale + 0.5) as u32).min(levels)
 }
 
 /// Transposes the 8 × 8 bit matrix whose row i is byte i of `word`: bit j of byte i becomes
@@ -432,7 +451,7 @@ mod tests {
         let levels = (1u32 << planes) - 1;
         let mut code = vec![0u8; planes * length];
         for (bit, weight) in weights.iter().enumerate() {
-            let level = quantize_level(*weight, low, step, levels);
+            let level = quantize_level(*weight, low, 1.0 / step, levels);
             for plane in 0..planes {
                 if (level >> plane) & 1 == 1 {
                     code[plane * length + bit / 8] |= 1 << (bit % 8);
@@ -440,6 +459,43 @@ mod tests {
             }
         }
         code
+    }
+
+    /// The slow twin of the stored code: one dimension at a time, a branch per bit.
+    fn code_bit_by_bit(codebook: &Codebook, vector: &[f32]) -> Vec<u8> {
+        let mut code = vec![0u8; codebook.code_length()];
+        for (d, value) in vector.iter().enumerate() {
+            if value - codebook.means[d] > codebook.lower[d] {
+                code[d / 8] |= 1 << (d % 8);
+            }
+        }
+        let start = codebook.plane_bytes[0];
+        for (position, (d, upper)) in codebook.extended.iter().enumerate() {
+            if vector[*d] - codebook.means[*d] > *upper {
+                code[start + position / 8] |= 1 << (position % 8);
+            }
+        }
+        code
+    }
+
+    #[test]
+    fn codes_match_their_bit_by_bit_twin() {
+        for dimension in [1, 7, 8, 37, 96, 130] {
+            let data = clustered(300, dimension, 4, 5);
+            for encoding in [BinaryEncoding::OneBit, BinaryEncoding::TwoBits, BinaryEncoding::OneAndHalfBits] {
+                for query_encoding in [QueryEncoding::SameAsStorage, QueryEncoding::Scalar8Bits] {
+                    let codebook = Codebook::train(encoding, query_encoding, &data, dimension);
+                    let mut code = vec![0u8; codebook.code_length()];
+                    for vector in data.chunks_exact(dimension).step_by(7) {
+                        let extra = codebook.encode(vector, &mut code);
+                        let twin = code_bit_by_bit(&codebook, vector);
+                        assert_eq!(code, twin, "{encoding:?} {query_encoding:?} dimension {dimension}");
+                        assert_eq!(extra.bits, twin.iter().map(|byte| byte.count_ones()).sum::<u32>());
+                        assert_eq!(codebook.prepare_query(vector).own, twin, "the query's own code, {encoding:?} dimension {dimension}");
+                    }
+                }
+            }
+        }
     }
 
     #[test]
