@@ -171,6 +171,15 @@ impl VectorStore {
         Some((vector, entry & DELETED == 0))
     }
 
+    /// Asks the CPU to start loading `slot`'s table entry (a hint), which every lookup of the
+    /// slot reads first.
+    #[inline(always)]
+    pub fn prefetch_entry(&self, slot: u32) {
+        if let Some(cell) = self.slots.get(slot as usize) {
+            crate::prefetch::lines(cell.as_ptr().cast(), 1);
+        }
+    }
+
     /// Distance in `space` from `query` to `slot`'s vector; infinite if it holds none.
     #[inline(always)]
     pub fn distance_in(&self, space: &Space, query: &[f32], slot: u32) -> f32 {

@@ -76,6 +76,7 @@ impl Graph {
         let mut worst = if results.len() >= ef { results.peek().map_or(f32::INFINITY, |n| n.distance) } else { f32::INFINITY };
         // A node's unvisited neighbours are gathered and prefetched first, then scored.
         let mut fresh: Vec<(u32, crate::distance::Row<'_>, bool)> = Vec::with_capacity(self.params.m0);
+        let mut unvisited: Vec<u32> = Vec::with_capacity(self.params.m0);
         while let Some(Reverse(candidate)) = candidates.pop() {
             if candidate.distance > worst {
                 break;
@@ -89,13 +90,20 @@ impl Graph {
                     self.prefetch_level0_links(next.slot);
                 }
             }
-            fresh.clear();
+            // Three passes, as in search_codes.rs: the unvisited neighbours' slot entries start
+            // loading, then their rows (which the entries name), then they are scored.
+            unvisited.clear();
             for cell in &row[1..=count] {
                 let slot = cell.load(Ordering::Relaxed);
                 if visited.insert(slot) {
-                    if let Some((vector, live)) = store.prefetch(slot) {
-                        fresh.push((slot, vector, live));
-                    }
+                    store.prefetch_entry(slot);
+                    unvisited.push(slot);
+                }
+            }
+            fresh.clear();
+            for &slot in &unvisited {
+                if let Some((vector, live)) = store.prefetch(slot) {
+                    fresh.push((slot, vector, live));
                 }
             }
             // Scored four at a time (Space::distance4: the same values, four rows' loads in

@@ -13,6 +13,8 @@ pub trait SlotScorer {
     type Handle: Copy;
     /// The slot's handle and whether it is live; None when it holds no vector.
     fn locate(&self, slot: u32) -> Option<(Self::Handle, bool)>;
+    /// Starts loading what `locate` reads first (a hint), so that a node's lookups overlap.
+    fn preload(&self, _slot: u32) {}
     fn score(&self, handle: Self::Handle) -> f32;
 }
 use std::cmp::Reverse;
@@ -61,6 +63,7 @@ impl Graph {
         }
         let mut worst = f32::INFINITY;
         let mut fresh: Vec<(u32, S::Handle, bool)> = Vec::with_capacity(self.params.m0);
+        let mut unvisited: Vec<u32> = Vec::with_capacity(self.params.m0);
         while let Some(Reverse(candidate)) = candidates.pop() {
             if candidate.distance > worst {
                 break;
@@ -71,13 +74,20 @@ impl Graph {
                 self.prefetch_level0_links(next.slot);
             }
             let count = (row[0].load(Ordering::Acquire) as usize).min(row.len() - 1);
-            fresh.clear();
+            // Three passes: the unvisited neighbours' lookups start loading, then their codes
+            // (which the lookups name), then they are scored.
+            unvisited.clear();
             for cell in &row[1..=count] {
                 let slot = cell.load(Ordering::Relaxed);
                 if visited.insert(slot) {
-                    if let Some((handle, live)) = scorer.locate(slot) {
-                        fresh.push((slot, handle, live));
-                    }
+                    scorer.preload(slot);
+                    unvisited.push(slot);
+                }
+            }
+            fresh.clear();
+            for &slot in &unvisited {
+                if let Some((handle, live)) = scorer.locate(slot) {
+                    fresh.push((slot, handle, live));
                 }
             }
             for &(slot, handle, live) in &fresh {

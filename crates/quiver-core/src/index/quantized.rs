@@ -193,6 +193,11 @@ impl SlotScorer for CodeScorer<'_> {
         Some((row, live))
     }
 
+    #[inline(always)]
+    fn preload(&self, slot: u32) {
+        self.store.prefetch_entry(slot);
+    }
+
     /// The walk's estimate: the asymmetric binary walk's Hamming one, `distance` otherwise.
     #[inline(always)]
     fn score(&self, row: u32) -> f32 {
