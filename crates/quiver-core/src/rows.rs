@@ -25,6 +25,10 @@ const ALIGN: usize = 64;
 const LAZY_SEGMENT_BYTES: usize = 256 << 10;
 /// The unit in which the operating system hands out a mapping's memory.
 const PAGE_BYTES: usize = 4096;
+/// Lazy segments at least this large ask for transparent huge pages (mapped.rs), which their
+/// memory then grows by: 2 MiB at most unused at the end of the newest segment, against 4 MiB or
+/// more of rows in the segments before it.
+const HUGE_SEGMENT_BYTES: usize = 4 << 20;
 
 /// Types for which all-zero bytes are a valid value, so segments can come from `alloc_zeroed`.
 ///
@@ -105,6 +109,11 @@ impl<T: Zeroable> Rows<T> {
         cfg!(target_os = "linux") && self.mapped_directory.is_none() && self.layout(segment).size() >= LAZY_SEGMENT_BYTES
     }
 
+    /// Whether lazy segment `segment` is mapped for huge pages.
+    fn is_huge(&self, segment: usize) -> bool {
+        self.is_lazy(segment) && self.layout(segment).size() >= HUGE_SEGMENT_BYTES
+    }
+
     fn layout(&self, segment: usize) -> Layout {
         let elements = (BASE_ROWS << segment) * self.row_length;
         Layout::from_size_align(elements * std::mem::size_of::<T>().max(1), ALIGN).expect("segment layout")
@@ -140,7 +149,7 @@ impl<T: Zeroable> Rows<T> {
             None => {
                 let pointer = if self.is_lazy(segment) {
                     // Page aligned, so ALIGN holds; zero pages are a valid T by the Zeroable contract.
-                    crate::mapped::map_anonymous(layout.size()).unwrap_or(std::ptr::null_mut()) as *mut T
+                    crate::mapped::map_anonymous(layout.size(), self.is_huge(segment)).unwrap_or(std::ptr::null_mut()) as *mut T
                 } else {
                     // SAFETY: non-zero size layout; zeroed memory is a valid T by the Zeroable contract.
                     unsafe { alloc_zeroed(layout) as *mut T }
@@ -209,7 +218,8 @@ impl<T: Zeroable> Rows<T> {
     }
 
     /// Bytes of heap memory in use (0 for mapped rows: see `mapped_bytes`): whole allocated
-    /// segments, and of a lazily mapped one the pages up to the highest row ensured.
+    /// segments, and of a lazily mapped one the pages (huge pages where asked) up to the highest
+    /// row ensured.
     pub fn allocated_bytes(&self) -> usize {
         if self.is_mapped() {
             return 0;
@@ -224,7 +234,8 @@ impl<T: Zeroable> Rows<T> {
                     return size;
                 }
                 let first = BASE_ROWS * ((1usize << segment) - 1);
-                (touched.saturating_sub(first) * row_bytes).next_multiple_of(PAGE_BYTES).min(size)
+                let page = if self.is_huge(segment) { crate::mapped::HUGE_PAGE_BYTES } else { PAGE_BYTES };
+                (touched.saturating_sub(first) * row_bytes).next_multiple_of(page).min(size)
             })
             .sum()
     }
@@ -313,6 +324,22 @@ mod tests {
         // Never more than the segments' whole size.
         rows.ensure(3 * BASE_ROWS - 1);
         assert_eq!(rows.allocated_bytes(), rows.segment_bytes());
+    }
+
+    #[test]
+    #[cfg(target_os = "linux")]
+    fn a_segment_of_huge_pages_starts_on_their_boundary_and_counts_its_memory_by_them() {
+        // 4 KiB rows: segment 0 is 4 MiB, large enough to ask for huge pages.
+        let rows: Rows<f32> = Rows::new(1024);
+        let row_bytes: usize = 1024 * 4;
+        rows.ensure(10);
+        assert_eq!(rows.row(0).as_ptr() as usize % crate::mapped::HUGE_PAGE_BYTES, 0);
+        assert_eq!(rows.allocated_bytes(), crate::mapped::HUGE_PAGE_BYTES);
+        rows.ensure(600);
+        assert_eq!(rows.allocated_bytes(), (601 * row_bytes).next_multiple_of(crate::mapped::HUGE_PAGE_BYTES));
+        unsafe { rows.row_mut(BASE_ROWS - 1)[1023] = 4.5 };
+        assert_eq!(rows.row(BASE_ROWS - 1)[1023], 4.5);
+        assert!(rows.row(700).iter().all(|value| *value == 0.0));
     }
 
     #[test]
