@@ -39,6 +39,9 @@ const StorageSection = Type.Object({
   // faults (issue 14): writes are refused early (500, "... failed: insufficient storage") while
   // free space on storage.path is below this; 0 disables the check (docs/durability.md).
   free_space_reserve_bytes: Type.Integer({ default: 64 * 1024 * 1024, minimum: 0 }),
+  // Large kernel row segments (vectors, codes, links) ask for transparent huge pages: searches
+  // stop missing the TLB (docs/architecture.md §24); false keeps 4 KiB pages everywhere.
+  huge_pages: Type.Boolean({ default: true }),
 });
 
 const AuthSection = Type.Object({

@@ -8,6 +8,7 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
+import { native } from '../native/index.js';
 import { errors } from '../errors.js';
 import type { Database } from '../storage/database.js';
 import { databaseIdOf } from '../storage/store-identity.js';
@@ -124,6 +125,8 @@ export class CollectionRegistry {
 
   private async open(database: Database): Promise<void> {
     this.database = database;
+    // Before any index exists: each reads the setting when it is made.
+    native.setHugePages(this.options.config.storage.huge_pages);
     this.databaseId = await databaseIdOf(database);
     // The store's lock is held now: no other server can be writing these.
     const leftovers = await removeLeftoverTemporaryFiles(this.options.config.storage.path);

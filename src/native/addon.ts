@@ -28,6 +28,8 @@ export interface NativeBinding {
   checkStoreTables(directory: string): Promise<NativeTablesReport>;
   /** The SIMD instruction set the kernel chose at run time, e.g. "avx2+fma". */
   instructionSet(): string;
+  /** Whether indexes made from now on ask for huge pages (`storage.huge_pages`). */
+  setHugePages(enabled: boolean): void;
   /** crates/quiver-node/src/vector_index.rs, wrapped by vector-index.ts. */
   NativeVectorIndex: NativeVectorIndexClass;
   /** crates/quiver-node/src/sparse_index.rs, wrapped by sparse-index.ts. */

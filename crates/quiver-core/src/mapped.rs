@@ -175,6 +175,18 @@ pub use imp::{map_anonymous, map_read_only, map_zeroed, resident_bytes, unmap};
 /// The size of a transparent huge page on x86-64 and (with 4 KiB base pages) ARM64.
 pub const HUGE_PAGE_BYTES: usize = 2 << 20;
 
+/// Whether large row segments ask for huge pages (`storage.huge_pages`, docs/architecture.md
+/// §24): set once at start, before any index exists; each `Rows` reads it when created.
+static HUGE_PAGES: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
+
+pub fn set_huge_pages(enabled: bool) {
+    HUGE_PAGES.store(enabled, std::sync::atomic::Ordering::Relaxed);
+}
+
+pub fn huge_pages() -> bool {
+    HUGE_PAGES.load(std::sync::atomic::Ordering::Relaxed)
+}
+
 /// A whole file's bytes, mapped read-only where the system allows it, else read into the heap;
 /// unmapped when dropped. The dense checkpoint loader reads through it (checkpoint.rs), so a
 /// large checkpoint does not double the process's anonymous memory while it loads.

@@ -52,6 +52,8 @@ pub struct Rows<T: Zeroable> {
     touched_rows: AtomicUsize,
     /// Where segments are file-backed (`on_disk` vectors: mapped.rs); None = heap memory.
     mapped_directory: Option<PathBuf>,
+    /// Whether large lazy segments ask for huge pages (`mapped::huge_pages` when created).
+    huge_pages: bool,
     _owns: PhantomData<T>,
 }
 
@@ -78,6 +80,7 @@ impl<T: Zeroable> Rows<T> {
             growth: Mutex::new(()),
             touched_rows: AtomicUsize::new(0),
             mapped_directory: None,
+            huge_pages: crate::mapped::huge_pages(),
             _owns: PhantomData,
         }
     }
@@ -111,7 +114,7 @@ impl<T: Zeroable> Rows<T> {
 
     /// Whether lazy segment `segment` is mapped for huge pages.
     fn is_huge(&self, segment: usize) -> bool {
-        self.is_lazy(segment) && self.layout(segment).size() >= HUGE_SEGMENT_BYTES
+        self.huge_pages && self.is_lazy(segment) && self.layout(segment).size() >= HUGE_SEGMENT_BYTES
     }
 
     fn layout(&self, segment: usize) -> Layout {
@@ -340,6 +343,14 @@ mod tests {
         unsafe { rows.row_mut(BASE_ROWS - 1)[1023] = 4.5 };
         assert_eq!(rows.row(BASE_ROWS - 1)[1023], 4.5);
         assert!(rows.row(700).iter().all(|value| *value == 0.0));
+    }
+
+    #[test]
+    fn rows_made_with_huge_pages_off_count_small_pages() {
+        let mut rows: Rows<f32> = Rows::new(1024);
+        rows.huge_pages = false;
+        rows.ensure(10);
+        assert_eq!(rows.allocated_bytes(), (11 * 1024 * 4usize).next_multiple_of(PAGE_BYTES));
     }
 
     #[test]

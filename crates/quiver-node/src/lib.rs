@@ -85,3 +85,10 @@ pub fn check_store_tables<'env>(env: &'env Env, directory: String) -> Result<Obj
 pub fn instruction_set() -> &'static str {
     quiver_core::distance::instruction_set()
 }
+
+/// Whether indexes made from now on back their large row segments with huge pages
+/// (`storage.huge_pages`; quiver-core's mapped.rs).
+#[napi]
+pub fn set_huge_pages(enabled: bool) {
+    quiver_core::mapped::set_huge_pages(enabled);
+}
