@@ -92,14 +92,7 @@ impl Graph {
             }
             // Three passes, as in search_codes.rs: the unvisited neighbours' slot entries start
             // loading, then their rows (which the entries name), then they are scored.
-            unvisited.clear();
-            for cell in &row[1..=count] {
-                let slot = cell.load(Ordering::Relaxed);
-                if visited.insert(slot) {
-                    store.prefetch_entry(slot);
-                    unvisited.push(slot);
-                }
-            }
+            visited.gather(&row[1..=count], &mut unvisited, |slot| store.prefetch_entry(slot));
             fresh.clear();
             for &slot in &unvisited {
                 if let Some((vector, live)) = store.prefetch(slot) {

@@ -76,14 +76,7 @@ impl Graph {
             let count = (row[0].load(Ordering::Acquire) as usize).min(row.len() - 1);
             // Three passes: the unvisited neighbours' lookups start loading, then their codes
             // (which the lookups name), then they are scored.
-            unvisited.clear();
-            for cell in &row[1..=count] {
-                let slot = cell.load(Ordering::Relaxed);
-                if visited.insert(slot) {
-                    scorer.preload(slot);
-                    unvisited.push(slot);
-                }
-            }
+            visited.gather(&row[1..=count], &mut unvisited, |slot| scorer.preload(slot));
             fresh.clear();
             for &slot in &unvisited {
                 if let Some((handle, live)) = scorer.locate(slot) {

@@ -31,6 +31,21 @@ impl VisitedList {
         }
     }
 
+    /// The first pass of a node's expansion (search.rs, search_codes.rs): the slots in `links`
+    /// not yet visited go to `unvisited`, marked, each handed to `preload` as it is found (which
+    /// starts loading its slot entry, so the entries load together: docs/architecture.md §22).
+    #[inline(always)]
+    pub fn gather(&mut self, links: &[std::sync::atomic::AtomicU32], unvisited: &mut Vec<u32>, preload: impl Fn(u32)) {
+        unvisited.clear();
+        for cell in links {
+            let slot = cell.load(std::sync::atomic::Ordering::Relaxed);
+            if self.insert(slot) {
+                preload(slot);
+                unvisited.push(slot);
+            }
+        }
+    }
+
     /// Marks `slot`; true if it was not yet visited in this search.
     #[inline(always)]
     pub fn insert(&mut self, slot: u32) -> bool {
