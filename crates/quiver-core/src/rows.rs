@@ -346,6 +346,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(target_os = "linux")]
     fn rows_made_with_huge_pages_off_count_small_pages() {
         let mut rows: Rows<f32> = Rows::new(1024);
         rows.huge_pages = false;

@@ -478,44 +478,47 @@ mod tests {
         code
     }
 
-    #[test]
-    fn codes_match_their_bit_by_bit_twin() {
+    /// Every encoding trained with each of `query_encodings` on clustered data of awkward
+    /// dimensions (seeded by `seed`), handed to `check` with its data and dimension.
+    fn for_each_codebook(query_encodings: [QueryEncoding; 2], seed: u64, check: impl Fn(&Codebook, &[f32], usize)) {
         for dimension in [1, 7, 8, 37, 96, 130] {
-            let data = clustered(300, dimension, 4, 5);
+            let data = clustered(300, dimension, 4, seed);
             for encoding in [BinaryEncoding::OneBit, BinaryEncoding::TwoBits, BinaryEncoding::OneAndHalfBits] {
-                for query_encoding in [QueryEncoding::SameAsStorage, QueryEncoding::Scalar8Bits] {
-                    let codebook = Codebook::train(encoding, query_encoding, &data, dimension);
-                    let mut code = vec![0u8; codebook.code_length()];
-                    for vector in data.chunks_exact(dimension).step_by(7) {
-                        let extra = codebook.encode(vector, &mut code);
-                        let twin = code_bit_by_bit(&codebook, vector);
-                        assert_eq!(code, twin, "{encoding:?} {query_encoding:?} dimension {dimension}");
-                        assert_eq!(extra.bits, twin.iter().map(|byte| byte.count_ones()).sum::<u32>());
-                        assert_eq!(codebook.prepare_query(vector).own, twin, "the query's own code, {encoding:?} dimension {dimension}");
-                    }
+                for query_encoding in query_encodings {
+                    check(&Codebook::train(encoding, query_encoding, &data, dimension), &data, dimension);
                 }
             }
         }
     }
 
     #[test]
-    fn query_planes_match_their_bit_by_bit_twin() {
-        for dimension in [1, 7, 8, 37, 96, 130] {
-            let data = clustered(300, dimension, 4, 3);
-            for encoding in [BinaryEncoding::OneBit, BinaryEncoding::TwoBits, BinaryEncoding::OneAndHalfBits] {
-                for query_encoding in [QueryEncoding::Scalar8Bits, QueryEncoding::Scalar4Bits] {
-                    let codebook = Codebook::train(encoding, query_encoding, &data, dimension);
-                    for query in data.chunks_exact(dimension).step_by(37) {
-                        let prepared = codebook.prepare_query(query);
-                        assert_eq!(
-                            prepared.planes,
-                            planes_bit_by_bit(&codebook, query, query_encoding.planes()),
-                            "{encoding:?} {query_encoding:?} dimension {dimension}"
-                        );
-                    }
-                }
+    fn codes_match_their_bit_by_bit_twin() {
+        for_each_codebook([QueryEncoding::SameAsStorage, QueryEncoding::Scalar8Bits], 5, |codebook, data, dimension| {
+            let (encoding, query_encoding) = (codebook.encoding, codebook.query_encoding);
+            let mut code = vec![0u8; codebook.code_length()];
+            for vector in data.chunks_exact(dimension).step_by(7) {
+                let extra = codebook.encode(vector, &mut code);
+                let twin = code_bit_by_bit(codebook, vector);
+                assert_eq!(code, twin, "{encoding:?} {query_encoding:?} dimension {dimension}");
+                assert_eq!(extra.bits, twin.iter().map(|byte| byte.count_ones()).sum::<u32>());
+                assert_eq!(codebook.prepare_query(vector).own, twin, "the query's own code, {encoding:?} dimension {dimension}");
             }
-        }
+        });
+    }
+
+    #[test]
+    fn query_planes_match_their_bit_by_bit_twin() {
+        for_each_codebook([QueryEncoding::Scalar8Bits, QueryEncoding::Scalar4Bits], 3, |codebook, data, dimension| {
+            let (encoding, query_encoding) = (codebook.encoding, codebook.query_encoding);
+            for query in data.chunks_exact(dimension).step_by(37) {
+                let prepared = codebook.prepare_query(query);
+                assert_eq!(
+                    prepared.planes,
+                    planes_bit_by_bit(codebook, query, query_encoding.planes()),
+                    "{encoding:?} {query_encoding:?} dimension {dimension}"
+                );
+            }
+        });
     }
 
     #[test]
