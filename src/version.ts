@@ -1,8 +1,8 @@
 // What the server reports about itself in `GET /` (docs/api.md §3).
-import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { readCheckoutCommit } from './git-commit.js';
 
 /** The Qdrant REST API level QuiverDB implements; clients compare major.minor with theirs. */
 export const apiVersion = '1.19.0';
@@ -34,14 +34,7 @@ export const packageVersion = readPackageVersion();
 function findCommit(): string | undefined {
   const fromEnvironment = process.env.QUIVER_COMMIT;
   if (fromEnvironment && /^[0-9a-f]{40}$/.test(fromEnvironment)) return fromEnvironment;
-  try {
-    const head = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: projectRoot, stdio: ['ignore', 'pipe', 'ignore'], timeout: 2_000 })
-      .toString()
-      .trim();
-    return /^[0-9a-f]{40}$/.test(head) ? head : undefined;
-  } catch {
-    return undefined;
-  }
+  return readCheckoutCommit(projectRoot);
 }
 
 /** The 40-hex commit the server was built from, or undefined when it cannot be known. */
