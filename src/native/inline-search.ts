@@ -91,7 +91,7 @@ export class InlineGate {
     // A reaction to a settled promise joins the same microtask queue as `queueMicrotask`'s
     // callback would, without the AsyncResource Node wraps around each of those (~0.1 µs of every
     // inline search; bench/README.md, "The inline hand-off").
-    settledPromise.then(this.settle);
+    void settledPromise.then(this.settle);
   }
 
   private readonly settle = (): void => {
