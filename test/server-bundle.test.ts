@@ -1,7 +1,8 @@
 // The server bundle that `npm start` and the Docker image run (scripts/build-server.mjs):
 // the same server as the sources, with the parts kept outside the bundle (the addon, classic-level,
 // pino, grpc-js) still found at run time. `npm test` builds it first (`pretest`).
-import { existsSync, readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -72,4 +73,29 @@ describe('the bundled server (npm start)', () => {
     const count = await call(server, 'POST', '/collections/bundled/points/count', { exact: true });
     expect(count.json.result.count).toBe(2);
   }, 120_000);
+
+  it('bundle — reads a YAML config file (its parser loads from node_modules on demand) and reports the checkout’s commit', async () => {
+    const directory = await newDirectory();
+    const configFile = join(directory, 'quiver.yaml');
+    writeFileSync(configFile, 'service:\n  # a body over 1 MiB is refused\n  max_request_size_mb: 1\n');
+    server = await startChildServer(join(directory, 'storage'), { QUIVER_COMMIT: '' }, projectRoot, bundle, ['--config', configFile]);
+    await waitUntilReady(server.url);
+
+    expect((await call(server, 'PUT', '/collections/small', { vectors: { size: 4, distance: 'Dot' } })).status).toBe(200);
+    const points = Array.from({ length: 1_000 }, (_, id) => ({ id, vector: [0.5, 0.25, 0.125, 0.0625], payload: { note: 'x'.repeat(1_200) } }));
+    const refused = await call(server, 'PUT', '/collections/small/points', { points });
+    expect(refused.status).toBe(400);
+    expect(refused.json.status.error).toContain('limit of 1048576 bytes');
+
+    // The commit is read from the checkout's .git files (src/git-commit.ts), as git names it.
+    const root = await call(server, 'GET', '/');
+    if (existsSync(join(projectRoot, '.git'))) {
+      const head = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: projectRoot }).toString().trim();
+      expect(root.json.commit).toBe(head);
+    } else {
+      expect(root.json.commit).toBeUndefined();
+    }
+    await server.kill('SIGTERM');
+    server = undefined;
+  }, 60_000);
 });

@@ -21,10 +21,17 @@ export interface ChildServer {
  * Starts the server; resolves once it listens (the engine may still be loading: 412s). The
  * port comes from the info-level "quiverdb listening" line, so the log level must be info or lower.
  */
-export function startChildServer(directory: string, environment: Record<string, string> = {}, root = projectRoot, builtScript?: string): Promise<ChildServer> {
+export function startChildServer(
+  directory: string,
+  environment: Record<string, string> = {},
+  root = projectRoot,
+  builtScript?: string,
+  serverArguments: string[] = [],
+): Promise<ChildServer> {
   // `root`: another checkout's code (bench:memory --points-only measures main's against this one).
   // `builtScript`: a built entry point run by plain node (the bundle `npm start` serves) instead of the sources.
-  const commandArguments = builtScript === undefined ? ['--import', 'tsx', join(root, 'src', 'main.ts')] : [builtScript];
+  // `serverArguments`: the server's own, after the script (e.g. `--config file`).
+  const commandArguments = [...(builtScript === undefined ? ['--import', 'tsx', join(root, 'src', 'main.ts')] : [builtScript]), ...serverArguments];
   const child = spawn(process.execPath, commandArguments, {
     cwd: root,
     env: {
