@@ -66,11 +66,14 @@ export class MultiVectorIndex implements VectorIndex {
   /** Candidates the graph path has scored exactly so far (bench:multivector reports it per query). */
   rescored = 0;
   private readonly fullScanThreshold: number;
+  /** Each query row's candidate list when the search names no `hnsw_ef`, as the kernel's own. */
+  private readonly defaultEf: number;
 
   constructor(options: VectorIndexOptions, rows: VectorIndex = createVectorIndex(options)) {
     this.dimension = options.dimension;
     this.distance = options.distance;
     this.fullScanThreshold = options.fullScanThreshold;
+    this.defaultEf = options.efConstruct;
     this.rows = rows;
   }
 
@@ -264,7 +267,7 @@ export class MultiVectorIndex implements VectorIndex {
       if (options.exact === true || scannedRows <= this.fullScanThreshold) {
         return this.bestOf(normalized, allowedSlots ?? this.candidates(), k);
       }
-      const perRow = Math.max(k, options.ef ?? 64);
+      const perRow = Math.max(k, options.ef ?? this.defaultEf);
       const rowOptions: SearchOptions = { ef: perRow, ...(options.allowed ? { allowed: this.allowedRows(options.allowed) } : {}), ...(options.quantization ? { quantization: options.quantization } : {}) };
       const found = await this.rows.searchBatch(normalized, perRow, rowOptions);
       return this.rescoreByEstimate(normalized, found, k);

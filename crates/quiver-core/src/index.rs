@@ -37,8 +37,6 @@ use std::sync::{Arc, Mutex, RwLock};
 
 pub const MAX_DIMENSION: usize = 65_536;
 pub const MAX_K: usize = 1_000_000;
-/// Search candidate list size when the caller gives none (then max(k, this)).
-pub const DEFAULT_EF: usize = 64;
 /// Tombstoned nodes are cleaned out of the graph once they are this share of it.
 pub const CLEANUP_SHARE: f64 = 0.2;
 
@@ -231,6 +229,13 @@ impl VectorIndex {
         })
     }
 
+    /// The candidate list a search walks with when it names none: the index's `ef_construct`,
+    /// as Qdrant's default `hnsw_ef` is its collection's (docs/api.md §3.5), so a collection
+    /// built for higher recall is also searched for it.
+    pub(crate) fn default_ef(&self, params: &SearchParams<'_>) -> usize {
+        params.ef.unwrap_or(self.shared.params.ef_construct)
+    }
+
     pub fn params(&self) -> &IndexParams {
         &self.shared.params
     }
@@ -376,7 +381,7 @@ impl VectorIndex {
         shared.store.prepare(&mut prepared);
         let store = &shared.store;
         let threshold = shared.params.full_scan_threshold;
-        let ef = params.ef.unwrap_or(DEFAULT_EF).max(k);
+        let ef = self.default_ef(params).max(k);
         let allowed_count = params.allowed.map(|allowed| allowed.count());
         let (strategy, ef) = match (params.exact, allowed_count) {
             (true, _) => (FilterStrategy::Scan, ef),

@@ -48,6 +48,25 @@ fn hnsw_recall_at_10_is_high_for_every_metric() {
 }
 
 #[test]
+fn a_search_that_names_no_ef_walks_with_the_index_ef_construct() {
+    // Qdrant's default `hnsw_ef` is its collection's `ef_construct` (docs/api.md §3.5).
+    let queries = clustered(50, 24, 40, 77);
+    for ef_construct in [40usize, 200] {
+        let index = VectorIndex::new(IndexParams { ef_construct, ..graph_params(24, Metric::Euclid, 1) }).unwrap();
+        index.upsert(&slots(4000), &clustered(4000, 24, 40, 5)).unwrap();
+        index.wait_indexed();
+        let found = |ef: Option<usize>| -> Vec<Vec<u32>> {
+            let search = SearchParams { ef, ..Default::default() };
+            queries.chunks_exact(24).map(|query| index.search(query, 10, &search).unwrap().iter().map(|hit| hit.slot).collect()).collect()
+        };
+        let unnamed = found(None);
+        assert_eq!(unnamed, found(Some(ef_construct)), "ef_construct {ef_construct}");
+        // Not a default that any ef would match: a narrow walk answers some query differently.
+        assert_ne!(unnamed, found(Some(10)), "ef_construct {ef_construct}");
+    }
+}
+
+#[test]
 fn a_write_is_searchable_as_soon_as_upsert_returns() {
     let index = VectorIndex::new(graph_params(16, Metric::Euclid, 1)).unwrap();
     let data = clustered(3000, 16, 20, 2);

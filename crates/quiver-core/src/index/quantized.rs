@@ -12,7 +12,7 @@
 //! (`always_ram: false`); then its code rows are mapped beside the arena's and grow the same
 //! way (rows.rs: a new segment is published, no row ever moves under a search).
 
-use super::{lock_mutex, Hit, SearchParams, Shared, VectorIndex, DEFAULT_EF, MAX_K};
+use super::{lock_mutex, Hit, SearchParams, Shared, VectorIndex, MAX_K};
 use crate::hnsw::SlotScorer;
 use crate::quantization::{QuantizationConfig, Quantized, QueryCode, MAX_TRAINING_VALUES};
 use crate::top_k::{Neighbor, TopK};
@@ -279,7 +279,7 @@ impl VectorIndex {
         let store = &shared.store;
         let options = params.quantization;
         let candidates = if options.rescore { ((k as f64 * options.oversampling.max(1.0)).ceil() as usize).clamp(k, MAX_K) } else { k };
-        let ef = params.ef.unwrap_or(DEFAULT_EF).max(candidates);
+        let ef = self.default_ef(params).max(candidates);
         let scorer = CodeScorer { store, quantized, code: quantized.prepare_query(query) };
         // The tail first, as in graph_and_tail (index.rs): a slot linked during the walk is
         // then in one list or the other.
