@@ -81,6 +81,23 @@ describe('MultiVectorIndex', () => {
     index.close();
   });
 
+  it('multivector index — a search that names no hnsw_ef walks each query row with the index’s ef_construct, as the kernel does', async () => {
+    const index = new MultiVectorIndex({ ...options('Dot'), efConstruct: 40 });
+    const documents = matrices(600, 5);
+    await upsertRows(index, Uint32Array.from(documents.keys()), documents);
+    await index.waitIndexed();
+    const answers = async (ef: number | undefined) => {
+      const found: number[][] = [];
+      for (const query of matrices(20, 78)) found.push([...(await index.search(query, 5, ef === undefined ? {} : { ef })).slots]);
+      return found;
+    };
+    const unnamed = await answers(undefined);
+    expect(unnamed).toEqual(await answers(40));
+    // Not a default any list would match: with each row's list cut to the limit, some answer differs.
+    expect(unnamed).not.toEqual(await answers(5));
+    index.close();
+  });
+
   it('multivector index — replacing and deleting matrices frees their rows: the index holds exactly the live rows and answers from the new ones', async () => {
     const index = new MultiVectorIndex(options('Euclid'));
     const first = matrices(50, 8);
