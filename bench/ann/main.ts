@@ -269,7 +269,8 @@ async function main(): Promise<void> {
       console.log(lines.join('\n') + '\n');
     }
     if (filtered) {
-      const lines = await runFiltered(dataset, quick ? [16, 64] : [10, 16, 24, 32, 48, 64, 96, 128], 2, launchers);
+      // The same fine steps as the unfiltered sweep where 0.95 is crossed.
+      const lines = await runFiltered(dataset, quick ? [16, 64] : [10, 12, 16, 20, 24, 28, 32, 48, 64, 96, 128], 2, launchers);
       output.push(...lines, '');
       console.log(lines.join('\n') + '\n');
     }
