@@ -8,13 +8,18 @@ import { isAbsolute, join, resolve } from 'node:path';
 
 const COMMIT = /^[0-9a-f]{40}$/;
 
+/** Whether `text` is a full commit id: 40 lowercase hex digits. */
+export function isCommit(text: string): boolean {
+  return COMMIT.test(text);
+}
+
 /** The 40-hex commit `root`'s checkout is at, or undefined when there is no readable one. */
 export function readCheckoutCommit(root: string): string | undefined {
   try {
     const directory = gitDirectory(root);
     if (directory === undefined) return undefined;
     const head = readFileSync(join(directory, 'HEAD'), 'utf8').trim();
-    if (COMMIT.test(head)) return head;
+    if (isCommit(head)) return head;
     const reference = /^ref: (\S+)$/.exec(head)?.[1];
     if (reference === undefined) return undefined;
     const shared = sharedDirectory(directory);
@@ -37,26 +42,26 @@ function gitDirectory(root: string): string | undefined {
 
 /** Where a worktree's branches live: the main repository's directory (`commondir`), else its own. */
 function sharedDirectory(directory: string): string {
-  const common = statSync(join(directory, 'commondir'), { throwIfNoEntry: false });
-  if (common === undefined) return directory;
-  const pointer = readFileSync(join(directory, 'commondir'), 'utf8').trim();
+  const pointer = readFileIfPresent(join(directory, 'commondir'))?.trim();
+  if (pointer === undefined) return directory;
   return isAbsolute(pointer) ? pointer : resolve(directory, pointer);
 }
 
 function looseReference(directory: string, reference: string): string | undefined {
-  const path = join(directory, reference);
-  if (statSync(path, { throwIfNoEntry: false })?.isFile() !== true) return undefined;
-  const commit = readFileSync(path, 'utf8').trim();
-  return COMMIT.test(commit) ? commit : undefined;
+  const commit = readFileIfPresent(join(directory, reference))?.trim();
+  return commit !== undefined && isCommit(commit) ? commit : undefined;
 }
 
 /** packed-refs lines are `<commit> <reference>` (and `^<commit>` peel lines, skipped). */
 function packedReference(directory: string, reference: string): string | undefined {
-  const path = join(directory, 'packed-refs');
-  if (statSync(path, { throwIfNoEntry: false }) === undefined) return undefined;
-  for (const line of readFileSync(path, 'utf8').split('\n')) {
+  for (const line of readFileIfPresent(join(directory, 'packed-refs'))?.split('\n') ?? []) {
     const [commit, name] = line.trim().split(' ');
-    if (name === reference && commit !== undefined && COMMIT.test(commit)) return commit;
+    if (name === reference && commit !== undefined && isCommit(commit)) return commit;
   }
   return undefined;
+}
+
+/** A file's text, or undefined when there is no such file. */
+function readFileIfPresent(path: string): string | undefined {
+  return statSync(path, { throwIfNoEntry: false })?.isFile() === true ? readFileSync(path, 'utf8') : undefined;
 }

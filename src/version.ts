@@ -2,7 +2,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { readCheckoutCommit } from './git-commit.js';
+import { isCommit, readCheckoutCommit } from './git-commit.js';
 
 /** The Qdrant REST API level QuiverDB implements; clients compare major.minor with theirs. */
 export const apiVersion = '1.19.0';
@@ -33,7 +33,7 @@ export const packageVersion = readPackageVersion();
 
 function findCommit(): string | undefined {
   const fromEnvironment = process.env.QUIVER_COMMIT;
-  if (fromEnvironment && /^[0-9a-f]{40}$/.test(fromEnvironment)) return fromEnvironment;
+  if (fromEnvironment && isCommit(fromEnvironment)) return fromEnvironment;
   return readCheckoutCommit(projectRoot);
 }
 
