@@ -374,10 +374,37 @@ impl VectorStore {
     /// Only one writer at a time: the index serialises calls through its write gate.
     pub fn put(&self, slot: u32, vector: &[f32]) -> SlotState {
         debug_assert_eq!(vector.len(), self.dimension);
+        let row = self.fresh_row();
+        self.arena.write(row as usize, vector);
+        self.publish(slot, row)
+    }
+
+    /// `put` of a vector that `fill` writes straight into its float32 row, which becomes the
+    /// slot's only when `fill` succeeds (a checkpoint load decodes each row in place instead of
+    /// through a second copy: index/persist.rs). Other datatypes fill a scratch vector first.
+    pub fn put_filled<E>(&self, slot: u32, scratch: &mut [f32], fill: impl FnOnce(&mut [f32]) -> Result<(), E>) -> Result<SlotState, E> {
+        let row = self.fresh_row();
+        match &self.arena {
+            // SAFETY: row `row` is fresh: no slot points to it until `publish`, so nobody reads it.
+            Arena::Float32(rows) => fill(unsafe { rows.row_mut(row as usize) })?,
+            _ => {
+                fill(scratch)?;
+                self.arena.write(row as usize, scratch);
+            }
+        }
+        Ok(self.publish(slot, row))
+    }
+
+    /// The next arena row, made to exist; not handed out until `publish`.
+    fn fresh_row(&self) -> u32 {
         let row = self.next_row.load(Ordering::Relaxed);
         assert!(row < MAX_ROWS, "vector arena is full");
         with_rows!(&self.arena, rows => rows.ensure(row as usize));
-        self.arena.write(row as usize, vector);
+        row
+    }
+
+    /// Points `slot` at the freshly written `row`.
+    fn publish(&self, slot: u32, row: u32) -> SlotState {
         self.next_row.store(row + 1, Ordering::Release);
         self.slots.ensure(slot as usize);
         let previous = self.slots.row(slot as usize)[0].swap(row + 1, Ordering::AcqRel);
@@ -413,12 +440,6 @@ impl VectorStore {
         self.live.fetch_sub(1, Ordering::AcqRel);
         self.deleted.fetch_add(1, Ordering::AcqRel);
         true
-    }
-
-    /// Writes a tombstoned vector directly (checkpoint load).
-    pub fn put_deleted(&self, slot: u32, vector: &[f32]) {
-        self.put(slot, vector);
-        self.delete(slot);
     }
 
     /// Prepares a caller's query for this metric (Cosine: unit length).
