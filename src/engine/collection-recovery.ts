@@ -291,7 +291,7 @@ export async function recoverCollection(collection: Collection, logger: Logger, 
   try {
     const handoff = await loadPointHandoff(collection.directory, { binding: collection.checkpointBinding, lastOperationId }, {
       reserve: (count) => collection.reservePoints(count),
-      point: (block, idStart, idLength, recordStart, recordLength) => collection.restoreStoredPointIn(block, idStart, idLength, recordStart, recordLength),
+      run: (block, run) => collection.restorePointRun(block, run),
     });
     if (handoff.loaded) {
       points = handoff.points;

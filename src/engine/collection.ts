@@ -24,7 +24,7 @@ import { withoutFilterHooks, type CollectionHooks } from './collection-hooks.js'
 import { InFlightVectors } from './in-flight-vectors.js';
 import type { PointSelector } from './point-selection.js';
 import { writePointHandoff } from './point-handoff.js';
-import { PointTable, type PointEntry } from './point-table.js';
+import { PointTable, type HandoffRun, type PointEntry } from './point-table.js';
 import { RecordView, vectorIndexNamed, type PointRecord } from './record-view.js';
 import { SparseVectors, sparseCheckpointPath } from './sparse-vectors.js';
 import { StrictMode } from './strict-mode.js';
@@ -295,9 +295,9 @@ export class Collection {
     this.table.reserve(count);
   }
 
-  /** `restoreStoredPoint` from a block of the clean stop's hand-off file (point-handoff.ts). */
-  restoreStoredPointIn(block: Buffer, idStart: number, idLength: number, recordStart: number, recordLength: number): void {
-    this.table.restoreStoredRecordIn(block, idStart, idLength, block, recordStart, recordLength);
+  /** A run of slots from a checked block of the clean stop's hand-off file (point-handoff.ts). */
+  restorePointRun(block: Buffer, run: HandoffRun): void {
+    this.table.restoreRun(block, run);
   }
 
   /** Finishes start-up: free slots are the holes below the highest used slot. */

@@ -1,23 +1,31 @@
 // The point table handed from a clean stop to the next start (docs/architecture.md §21; the
 // layout is in §5.3). Streaming the point records out of the store costs a start about 5 µs per
 // point on the JS thread (classic-level makes two Buffers per record), ~1 s for 150k points. So
-// a clean stop writes every live point, id and record exactly as the store holds them, into one
-// file of checksummed blocks (the hand-off file, points.qvp), and the next start reads that file
-// instead when it is whole and matches the store exactly: the same binding (database and
-// collection incarnation) and the same last operation.
+// a clean stop writes the point table's own columns (ids, versions, payload lengths, then the
+// payload bytes) into one file of checksummed blocks (the hand-off file, points.qvp), and the
+// next start copies them back column by column when the file is whole and matches the store
+// exactly: the same binding (database and collection incarnation) and the same last operation.
+// Format 1 held the store's records point by point and cost ~1 µs per point to restore.
 //
 // The file is one-shot: the start that finds it deletes it (durably) before the collection
 // serves, used or refused, so it can never be paired later with a store that has moved on.
 // Every other start (after a crash, say) reads the store, as before.
 import { open, type FileHandle } from 'node:fs/promises';
+import { endianness } from 'node:os';
 import { join } from 'node:path';
 import { removeFileDurably, replaceFileAtomically } from '../storage/atomic-file.js';
 import { crc32c } from '../storage/crc32c.js';
-import { pointRecordFormat } from '../storage/point-records.js';
-import type { PointTable } from './point-table.js';
+import { freeKind, integerKind, uuidKind } from './point-id-index.js';
+import type { HandoffRun, PointTable } from './point-table.js';
 
 const magic = Buffer.from('QUIVERPT', 'latin1');
-export const pointHandoffFormat = 1;
+export const pointHandoffFormat = 2;
+/** The columns are copied as the host holds them: little-endian, as the file says. */
+const littleEndianHost = endianness() === 'LE';
+/** Per slot: kind u8, four id words u32, version f64, payload length u32. */
+const slotBytes = 1 + 16 + 8 + 4;
+/** A block's run header: first slot u32, slot count u32. */
+const runHeaderBytes = 8;
 /** Points are written in blocks of about this size, each with its own checksum. */
 const blockBytes = 1 << 20;
 const blockHeaderBytes = 8;
@@ -52,40 +60,80 @@ function sealed(block: Buffer, used: number): Buffer {
   return block.subarray(0, used);
 }
 
-/** The file, a block at a time: header, blocks of `[id length u16][record length u32][id][record]`, an empty end block. */
+/**
+ * The file, a block at a time: header, then blocks each holding a run of consecutive slots
+ * (from slot 0 to one past the highest live one) as `[first u32][count u32]`, the run's kinds,
+ * id words, versions and payload lengths (zero for a free slot), then its live payloads in slot
+ * order; an empty end block.
+ */
 function* handoffContents(table: PointTable, binding: string, lastOperationId: number): Generator<Buffer> {
   yield header(binding, lastOperationId, table.size);
-  let block = Buffer.allocUnsafe(blockHeaderBytes + blockBytes);
-  let used = blockHeaderBytes;
+  const columns = table.handoffColumns();
   const readPayload = table.payloadPassReader();
-  for (const slot of table.liveSlots()) {
-    const limit = table.storedSizeLimit(slot);
-    if (used + limit > block.length) {
-      if (used > blockHeaderBytes) yield sealed(block, used);
-      block = Buffer.allocUnsafe(blockHeaderBytes + Math.max(blockBytes, limit));
-      used = blockHeaderBytes;
+  const { kinds, words, versions, locations, lengths } = columns;
+  const wordBytes = new Uint8Array(words.buffer, words.byteOffset, words.byteLength);
+  for (let first = 0; first < columns.slotBound; ) {
+    // As many slots as fit in a block (at least one, whatever its payload's size).
+    let count = 0;
+    let payloadBytes = 0;
+    while (first + count < columns.slotBound) {
+      const slot = first + count;
+      const payload = kinds[slot] === freeKind ? 0 : lengths[slot]!;
+      if (count > 0 && runHeaderBytes + (count + 1) * slotBytes + payloadBytes + payload > blockBytes) break;
+      payloadBytes += payload;
+      count += 1;
     }
-    used += table.writeStored(slot, block, used, readPayload);
+    const block = Buffer.allocUnsafe(blockHeaderBytes + runHeaderBytes + count * slotBytes + payloadBytes);
+    const run = runLayout(blockHeaderBytes, first, count);
+    block.writeUInt32LE(first, blockHeaderBytes);
+    block.writeUInt32LE(count, blockHeaderBytes + 4);
+    block.set(kinds.subarray(first, first + count), run.kinds);
+    block.set(wordBytes.subarray(first * 16, (first + count) * 16), run.words);
+    let at = run.payloads;
+    for (let index = 0; index < count; index += 1) {
+      const slot = first + index;
+      const live = kinds[slot] !== freeKind;
+      block.writeDoubleLE(live ? versions[slot]! : 0, run.versions + index * 8);
+      block.writeUInt32LE(live ? lengths[slot]! : 0, run.lengths + index * 4);
+      if (live) {
+        readPayload(locations[slot]!, lengths[slot]!).copy(block, at);
+        at += lengths[slot]!;
+      }
+    }
+    yield sealed(block, block.length);
+    first += count;
   }
-  if (used > blockHeaderBytes) yield sealed(block, used);
   yield sealed(Buffer.alloc(blockHeaderBytes), blockHeaderBytes);
+}
+
+/** Where a block body starting at `start` keeps the columns of its run of `count` slots. */
+function runLayout(start: number, first: number, count: number): HandoffRun {
+  const kinds = start + runHeaderBytes;
+  const words = kinds + count;
+  const versions = words + count * 16;
+  const lengths = versions + count * 8;
+  const payloads = lengths + count * 4;
+  return { first, count, kinds, words, versions, lengths, payloads, payloadsEnd: payloads };
 }
 
 /** Writes the hand-off file of `table` (atomically: the old file or the new one, never half of one). */
 export async function writePointHandoff(directory: string, table: PointTable, binding: string, lastOperationId: number): Promise<void> {
+  // The columns go out in the host's byte order; a big-endian host leaves the next start to read
+  // the store instead.
+  if (!littleEndianHost) return;
   await replaceFileAtomically(pointHandoffPath(directory), handoffContents(table, binding, lastOperationId));
 }
 
 /** Why a hand-off file was not used; thrown inside this module only. */
 class Refused extends Error {}
 
-/** One point of a block: its id key bytes and its store record, as offsets into `block`. */
-type Visit = (block: Buffer, idStart: number, idLength: number, recordStart: number, recordLength: number) => void;
+/** One block's run of slots, its columns at offsets into `block` (PointTable.restoreRun). */
+type Visit = (block: Buffer, run: HandoffRun) => void;
 
-/** What a load does with a whole file's points: `reserve` once with their count, then `point` each. */
+/** What a load does with a whole file's points: `reserve` once with their count, then `run` per block. */
 export interface HandoffRestore {
   reserve?: (points: number) => void;
-  point: Visit;
+  run: Visit;
 }
 
 /** Reads `length` bytes at `position` into `buffer`; a short read means the file changed under us. */
@@ -119,29 +167,49 @@ async function* checkedBlocks(handle: FileHandle, start: number, size: number): 
   }
 }
 
-/** Checks the shape of every point of `block` and hands each to `visit` when given; returns how many. */
-function walkBlock(block: Buffer, visit?: Visit): number {
-  const length = block.length;
-  let points = 0;
-  let offset = 0;
-  while (offset < length) {
-    if (offset + 6 > length) throw new Refused('a point runs past the end of its block');
-    const idLength = block.readUInt16LE(offset);
-    const recordLength = block.readUInt32LE(offset + 2);
-    const end = offset + 6 + idLength + recordLength;
-    if ((idLength !== 9 && idLength !== 17) || end > length) throw new Refused('a point runs past the end of its block');
-    const idStart = offset + 6;
-    const recordStart = idStart + idLength;
-    // The store's id encodings (src/points/ids.ts): tag 0 and a u64, or tag 1 and 16 UUID bytes.
-    if (block[idStart] !== (idLength === 9 ? 0 : 1)) throw new Refused('a point id has an unknown tag');
-    if (block[recordStart] !== pointRecordFormat || recordLength < 13) {
-      throw new Refused(`a point record has format version ${block[recordStart]} (this build reads ${pointRecordFormat})`);
+/** What the blocks so far have held: the next slot a run must start at, and live points. */
+interface Walked {
+  nextSlot: number;
+  points: number;
+}
+
+/**
+ * Checks one block's run against the layout (handoffContents) and hands it to `visit` when
+ * given: it starts where the last one ended, its kinds are known, an integer id has no UUID
+ * words, a free slot has no version or payload, a live slot's version is an operation id the
+ * file covers, and the payload lengths add up to the bytes that follow.
+ */
+function walkBlock(block: Buffer, walked: Walked, lastOperationId: number, visit?: Visit): void {
+  if (block.length < runHeaderBytes) throw new Refused('a block is too short for its run header');
+  const first = block.readUInt32LE(0);
+  const count = block.readUInt32LE(4);
+  if (first !== walked.nextSlot) throw new Refused(`a block starts at slot ${first}, not ${walked.nextSlot}`);
+  if (count === 0 || first + count > 0xffff_ffff || runHeaderBytes + count * slotBytes > block.length) throw new Refused('a block\'s run of slots does not fit it');
+  const run = runLayout(0, first, count);
+  // A DataView's reads compile to plain loads; Buffer's read methods check their bounds each time.
+  const view = new DataView(block.buffer, block.byteOffset, block.length);
+  let payloadBytes = 0;
+  let live = 0;
+  for (let index = 0; index < count; index += 1) {
+    const kind = block[run.kinds + index]!;
+    const version = view.getFloat64(run.versions + index * 8, true);
+    const length = view.getUint32(run.lengths + index * 4, true);
+    if (kind === freeKind) {
+      if (version !== 0 || length !== 0) throw new Refused(`free slot ${first + index} has a version or a payload`);
+      continue;
     }
-    visit?.(block, idStart, idLength, recordStart, recordLength);
-    points += 1;
-    offset = end;
+    if (kind !== integerKind && kind !== uuidKind) throw new Refused(`slot ${first + index} has an unknown id kind ${kind}`);
+    if (kind === integerKind && (view.getUint32(run.words + index * 16 + 8, true) !== 0 || view.getUint32(run.words + index * 16 + 12, true) !== 0)) {
+      throw new Refused(`slot ${first + index} has an integer id wider than 64 bits`);
+    }
+    if (!Number.isInteger(version) || version < 1 || version > lastOperationId) throw new Refused(`slot ${first + index} has version ${version}, outside the file's operations`);
+    payloadBytes += length;
+    live += 1;
   }
-  return points;
+  if (run.payloads + payloadBytes !== block.length) throw new Refused('a block\'s payload lengths do not add up to its bytes');
+  visit?.(block, { ...run, payloadsEnd: block.length });
+  walked.nextSlot = first + count;
+  walked.points += live;
 }
 
 export type PointHandoffLoad = { loaded: true; points: number } | { loaded: false; reason: string };
@@ -187,18 +255,26 @@ export async function loadPointHandoff(
     const binding = whole.toString('utf8', 32, 32 + bindingLength);
     if (binding !== expected.binding) throw new Refused('the file belongs to another database or collection incarnation');
     if (lastOperationId !== expected.lastOperationId) throw new Refused(`the file holds operation ${lastOperationId}, the store ${expected.lastOperationId}`);
-    // First every block and record is checked, then the points are restored: nothing half-restored.
+    if (!littleEndianHost) throw new Refused('this host is big-endian and the file\'s columns are little-endian');
+    // First every block is checked, then the points are restored: nothing half-restored.
     // A file of a bounded size is read once, its blocks kept for the restore.
-    const kept: Buffer[] | undefined = size <= keptBytesLimit ? [] : undefined;
-    let counted = 0;
+    const kept: { block: Buffer; run: HandoffRun }[] | undefined = size <= keptBytesLimit ? [] : undefined;
+    const counted: Walked = { nextSlot: 0, points: 0 };
     for await (const block of checkedBlocks(handle, whole.length, size)) {
-      counted += walkBlock(block);
-      kept?.push(block);
+      walkBlock(block, counted, lastOperationId, (checked, run) => kept?.push({ block: checked, run }));
     }
-    if (counted !== points) throw new Refused(`the header counts ${points} points, the blocks hold ${counted}`);
+    if (counted.points !== points) throw new Refused(`the header counts ${points} points, the blocks hold ${counted.points}`);
     restoring = true;
     restore.reserve?.(points);
-    for await (const block of kept ?? checkedBlocks(handle, whole.length, size)) walkBlock(block, restore.point);
+    if (kept) {
+      // The very blocks just checked, still in memory: restored without a second check.
+      for (const { block, run } of kept) restore.run(block, run);
+      return { loaded: true, points };
+    }
+    // Read again, so checked again: the file may have changed since the first pass.
+    const restored: Walked = { nextSlot: 0, points: 0 };
+    for await (const block of checkedBlocks(handle, whole.length, size)) walkBlock(block, restored, lastOperationId, restore.run);
+    if (restored.points !== points) throw new Error(`the point hand-off file changed while it was restored (${restored.points} points, not ${points})`);
     return { loaded: true, points };
   } catch (error) {
     if (error instanceof Refused) return { loaded: false, reason: `point hand-off file refused: ${error.message}` };

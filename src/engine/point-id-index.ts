@@ -7,12 +7,13 @@ import type { PointId } from '../points/ids.js';
 import { finalMix32 } from '../text/murmur3.js';
 import { capacityFor, grown } from './typed-columns.js';
 
+// A slot's kind, the first id column (the point hand-off file keeps it as it is: point-handoff.ts).
 /** No point in this slot. */
-const freeKind = 0;
+export const freeKind = 0;
 /** An unsigned integer id (number up to 2^53 - 1, bigint above). */
-const integerKind = 1;
+export const integerKind = 1;
 /** A UUID id. */
-const uuidKind = 2;
+export const uuidKind = 2;
 /** The first byte of a stored id key (src/points/ids.ts encodePointIdBytes). */
 const integerTag = 0;
 const uuidTag = 1;
@@ -140,37 +141,21 @@ export class PointIdIndex {
   }
 
   /**
-   * Writes the id at a live slot into `target` at `offset` as the store's key bytes
-   * (`encodePointIdBytes`), with no PointId made; returns how many bytes (9 or 17).
-   */
-  writeIdBytes(slot: number, target: Buffer, offset: number): number {
-    const base = slot * 4;
-    if (this.kinds[slot] === integerKind) {
-      target[offset] = integerTag;
-      target.writeUInt32BE(this.words[base + 1]!, offset + 1);
-      target.writeUInt32BE(this.words[base]!, offset + 5);
-      return 9;
-    }
-    target[offset] = uuidTag;
-    for (let word = 0; word < 4; word += 1) target.writeUInt32BE(this.words[base + word]!, offset + 1 + word * 4);
-    return 17;
-  }
-
-  /**
    * The lookup key from the store's id bytes (`encodePointIdBytes`: tag 0 + u64 big-endian, or
    * tag 1 + 16 UUID bytes), with no PointId made on the way: start-up reads every key this way.
    */
-  private loadIdBytes(bytes: Buffer, offset: number, length: number): void {
+  private loadIdBytes(bytes: Buffer): void {
+    const length = bytes.length;
     const words = this.lookupWords;
-    if (bytes[offset] === integerTag && length === 9) {
+    if (bytes[0] === integerTag && length === 9) {
       this.lookupKind = integerKind;
-      words[0] = bytes.readUInt32BE(offset + 5);
-      words[1] = bytes.readUInt32BE(offset + 1);
+      words[0] = bytes.readUInt32BE(5);
+      words[1] = bytes.readUInt32BE(1);
       words[2] = 0;
       words[3] = 0;
-    } else if (bytes[offset] === uuidTag && length === 17) {
+    } else if (bytes[0] === uuidTag && length === 17) {
       this.lookupKind = uuidKind;
-      for (let word = 0; word < 4; word += 1) words[word] = bytes.readUInt32BE(offset + 1 + word * 4);
+      for (let word = 0; word < 4; word += 1) words[word] = bytes.readUInt32BE(1 + word * 4);
     } else {
       throw new Error(`corrupt point id key of ${length} bytes`);
     }
@@ -182,9 +167,9 @@ export class PointIdIndex {
     this.insertLoaded(slot);
   }
 
-  /** `insert` from the store's id bytes (see loadIdBytes), `length` of them at `offset` of `bytes`. */
-  insertIdBytes(bytes: Buffer, slot: number, offset = 0, length = bytes.length - offset): void {
-    this.loadIdBytes(bytes, offset, length);
+  /** `insert` from the store's id key bytes (see loadIdBytes). */
+  insertIdBytes(bytes: Buffer, slot: number): void {
+    this.loadIdBytes(bytes);
     this.insertLoaded(slot);
   }
 
@@ -209,6 +194,40 @@ export class PointIdIndex {
     let bucket = hash & this.mask;
     while (this.buckets[bucket] !== 0) bucket = (bucket + 1) & this.mask;
     this.buckets[bucket] = slot + 1;
+  }
+
+  /**
+   * The id columns as they are, for the clean stop's hand-off file (point-handoff.ts): a kind
+   * byte per slot (0 free, 1 integer, 2 UUID) and four key words per slot. Read only; valid
+   * until the next write.
+   */
+  columns(): { kinds: Uint8Array; words: Uint32Array } {
+    return { kinds: this.kinds, words: this.words };
+  }
+
+  /**
+   * Slots `first..first + count - 1` straight from hand-off columns (point-handoff.ts checked
+   * them): `kinds` a byte per slot, `words` four u32 per slot in this host's byte order, the
+   * layout `columns()` gives. The live ones are placed in the hash table; the slots must be free
+   * and their ids absent (a restore fills an empty table). Returns how many were live.
+   */
+  restoreRun(first: number, count: number, kinds: Uint8Array, words: Uint8Array): number {
+    this.ensureSlotCapacity(first + count);
+    this.kinds.set(kinds, first);
+    new Uint8Array(this.words.buffer, this.words.byteOffset + first * 16, count * 16).set(words);
+    let live = 0;
+    for (let slot = first; slot < first + count; slot += 1) {
+      const kind = this.kinds[slot]!;
+      if (kind === freeKind) continue;
+      if (this.count + 1 > maximumLoad * this.buckets.length) this.growBuckets();
+      const base = slot * 4;
+      const hash = hashWords(kind, this.words[base]!, this.words[base + 1]!, this.words[base + 2]!, this.words[base + 3]!);
+      this.hashes[slot] = hash;
+      this.place(slot, hash);
+      this.count += 1;
+      live += 1;
+    }
+    return live;
   }
 
   /** Room for `count` keys without growing (a restore that knows its count: point-table.ts). */

@@ -12,7 +12,6 @@
 import { errors } from '../errors.js';
 import { parseJson } from '../json/parse.js';
 import { serializeJson } from '../json/serialize.js';
-import { pointRecordFormat } from '../storage/point-records.js';
 import { pointIdKey, type PointId } from '../points/ids.js';
 import type { Payload } from '../points/selectors.js';
 import { FilePayloadArena, MemoryPayloadArena, type PayloadArena, type PayloadLocation } from './payload-arena.js';
@@ -28,6 +27,33 @@ export interface PointEntry {
   /** The operation id that last wrote this point. */
   readonly version: number;
   readonly payload: Payload;
+}
+
+/** The columns a clean stop writes into the hand-off file (PointTable.handoffColumns). */
+export interface HandoffColumns {
+  readonly slotBound: number;
+  readonly kinds: Uint8Array;
+  readonly words: Uint32Array;
+  readonly versions: Float64Array;
+  readonly locations: Float64Array;
+  readonly lengths: Uint32Array;
+}
+
+/** Where one block of the hand-off file keeps each column of its run of slots (byte offsets). */
+export interface HandoffRun {
+  first: number;
+  count: number;
+  kinds: number;
+  words: number;
+  versions: number;
+  lengths: number;
+  payloads: number;
+  payloadsEnd: number;
+}
+
+/** The bytes of `column`'s values `first..first + count - 1`. */
+function bytesOf(column: Float64Array | Uint32Array, first: number, count: number): Uint8Array {
+  return new Uint8Array(column.buffer, column.byteOffset + first * column.BYTES_PER_ELEMENT, count * column.BYTES_PER_ELEMENT);
 }
 
 /** Slots are u32 in the kernel; the last value is never handed out. */
@@ -251,22 +277,49 @@ export class PointTable {
    * no id, string or object made per point.
    */
   restoreStoredRecord(idBytes: Buffer, record: Buffer): void {
-    this.restoreStoredRecordIn(idBytes, 0, idBytes.length, record, 0, record.length);
+    const slot = record.readUInt32LE(1);
+    this.ensureColumns(slot);
+    if (this.ids.isLive(slot)) this.liveBytes -= this.lengths[slot]!;
+    else this.ids.insertIdBytes(idBytes, slot);
+    // Operation ids stay below 2^53 (docs/architecture.md §16), so two words make the number exactly.
+    this.versions[slot] = record.readUInt32LE(9) * 4_294_967_296 + record.readUInt32LE(5);
+    this.storePayload(slot, record, 13, record.length);
+    if (slot >= this.nextSlot) this.nextSlot = slot + 1;
   }
 
   /**
-   * `restoreStoredRecord` from parts of larger buffers, with no view made for the id or the record
-   * header (the clean stop's hand-off file holds thousands of points per block: point-handoff.ts).
+   * The table's columns as they are, for the clean stop's hand-off file (point-handoff.ts), read
+   * only and valid until the next write: per slot below `slotBound` (one past the highest live
+   * slot) the id's kind and words, and for a live slot its version and payload location and
+   * length (a free slot's entries there are stale).
    */
-  restoreStoredRecordIn(idSource: Buffer, idStart: number, idLength: number, recordSource: Buffer, recordStart: number, recordLength: number): void {
-    const slot = recordSource.readUInt32LE(recordStart + 1);
-    this.ensureColumns(slot);
-    if (this.ids.isLive(slot)) this.liveBytes -= this.lengths[slot]!;
-    else this.ids.insertIdBytes(idSource, slot, idStart, idLength);
-    // Operation ids stay below 2^53 (docs/architecture.md §16), so two words make the number exactly.
-    this.versions[slot] = recordSource.readUInt32LE(recordStart + 9) * 4_294_967_296 + recordSource.readUInt32LE(recordStart + 5);
-    this.storePayload(slot, recordSource, recordStart + 13, recordStart + recordLength);
-    if (slot >= this.nextSlot) this.nextSlot = slot + 1;
+  handoffColumns(): HandoffColumns {
+    let slotBound = this.nextSlot;
+    while (slotBound > 0 && !this.ids.isLive(slotBound - 1)) slotBound -= 1;
+    return { slotBound, ...this.ids.columns(), versions: this.versions, locations: this.locations, lengths: this.lengths };
+  }
+
+  /**
+   * Slots `first..first + run.count - 1` of an empty table's restore, straight from a checked
+   * block of the hand-off file (point-handoff.ts): columns are copied whole, ids placed in the
+   * hash table, and the live payloads, which follow each other in the block, appended to the
+   * arena as one run. Byte order is this host's (the file is refused on a big-endian one).
+   */
+  restoreRun(block: Buffer, run: HandoffRun): void {
+    const { first, count } = run;
+    this.ensureColumns(first + count - 1);
+    this.ids.restoreRun(first, count, block.subarray(run.kinds, run.kinds + count), block.subarray(run.words, run.words + count * 16));
+    bytesOf(this.versions, first, count).set(block.subarray(run.versions, run.versions + count * 8));
+    bytesOf(this.lengths, first, count).set(block.subarray(run.lengths, run.lengths + count * 4));
+    const start = run.payloads < run.payloadsEnd ? this.arena.append(block, run.payloads, run.payloadsEnd) : 0;
+    let offset = 0;
+    for (let slot = first; slot < first + count; slot += 1) {
+      if (!this.ids.isLive(slot)) continue;
+      this.locations[slot] = start + offset;
+      offset += this.lengths[slot]!;
+    }
+    this.liveBytes += offset;
+    if (first + count > this.nextSlot) this.nextSlot = first + count;
   }
 
   /**
@@ -276,28 +329,6 @@ export class PointTable {
   reserve(points: number): void {
     this.ensureColumns(this.nextSlot + points - 1);
     this.ids.reserve(this.ids.size + points);
-  }
-
-  /**
-   * Writes the live point at `slot` into `target` at `offset` in the point hand-off file's layout
-   * (point-handoff.ts): `[id length u16][record length u32][id key bytes][point record]`, the
-   * id and record exactly as the store holds them. Returns the bytes written; `target` must have
-   * `storedSizeLimit(slot)` bytes free. `readPayload` reads the payload bytes: the pass's
-   * `payloadPassReader()`.
-   */
-  writeStored(slot: number, target: Buffer, offset: number, readPayload: (location: PayloadLocation, length: number) => Buffer): number {
-    const idLength = this.ids.writeIdBytes(slot, target, offset + 6);
-    const recordStart = offset + 6 + idLength;
-    const payloadLength = this.lengths[slot]!;
-    target[recordStart] = pointRecordFormat;
-    target.writeUInt32LE(slot, recordStart + 1);
-    const version = this.versions[slot]!;
-    target.writeUInt32LE(version % 4_294_967_296, recordStart + 5);
-    target.writeUInt32LE(Math.floor(version / 4_294_967_296), recordStart + 9);
-    readPayload(this.locations[slot]!, payloadLength).copy(target, recordStart + 13);
-    target.writeUInt16LE(idLength, offset);
-    target.writeUInt32LE(13 + payloadLength, offset + 2);
-    return 6 + idLength + 13 + payloadLength;
   }
 
   /**
@@ -314,11 +345,6 @@ export class PointTable {
       }
       return read(location, length);
     };
-  }
-
-  /** An upper bound of `writeStored(slot)`'s size. */
-  storedSizeLimit(slot: number): number {
-    return 6 + 17 + 13 + this.lengths[slot]!;
   }
 
   /** Every live slot, in slot order. */
