@@ -273,9 +273,10 @@ async function recoverSparseIndex(
 
 /**
  * Loads `collection` from its store and its checkpoint files. A rebuild logs its progress at most
- * every `progressIntervalMs` (progress-log.ts).
+ * every `progressIntervalMs` (progress-log.ts). `kernelBound` is called once its points are
+ * restored and only the kernel's checkpoint loads are left to wait for (docs/architecture.md §21).
  */
-export async function recoverCollection(collection: Collection, logger: Logger, progressIntervalMs = 5_000): Promise<RecoveryReport> {
+export async function recoverCollection(collection: Collection, logger: Logger, progressIntervalMs = 5_000, kernelBound?: () => void): Promise<RecoveryReport> {
   await mkdir(collection.directory, { recursive: true });
   const lastOperationId = await collection.store.lastOperationId();
   // The kernel reads and verifies every dense checkpoint on the addon's threads while this thread
@@ -310,6 +311,7 @@ export async function recoverCollection(collection: Collection, logger: Logger, 
     throw error;
   }
   const report: RecoveryReport = { points, pointsSource, lastOperationId, indexes: {} };
+  kernelBound?.();
 
   const indexes = new Map<string, VectorIndex>();
   const sparseIndexes = new Map<string, SparseIndex>();

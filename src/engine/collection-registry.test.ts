@@ -135,6 +135,36 @@ describe('collection registry', () => {
     await closeRegistry(second.step);
   });
 
+  it('start — kernelBound resolves once the first collections wait only on their checkpoint loads, before the step ends; with none, and when the step fails, too', async () => {
+    // No collection: resolved by the open itself.
+    const empty = await openRegistry();
+    await expect(empty.registry.kernelBound).resolves.toBeUndefined();
+    for (const name of ['a', 'b', 'c']) {
+      await empty.registry.create(name, { vectors: { size: 2, distance: 'Euclid' } });
+      await empty.registry.get(name).upsert([preparedPoint(1, [1, 2]), preparedPoint(2, [3, 4])], 'upsert', true);
+    }
+    await closeRegistry(empty.step);
+
+    // Three collections, two loading at a time: resolved while the step still waits on the kernel.
+    database = await openDatabase({ directory });
+    const registry = new CollectionRegistry({ config, logger, hooks: (collection) => hooks(collection.name) });
+    const step = registry.lifecycleStep();
+    const opening = step.open(database);
+    await registry.kernelBound;
+    // The first two load together: when both wait on the kernel, at most one has finished.
+    expect(['a', 'b'].filter((name) => registry.names().includes(name)).length).toBeLessThan(2);
+    await opening;
+    expect(registry.names()).toEqual(['a', 'b', 'c']);
+    await closeRegistry(step);
+
+    // A step that fails before any collection loads (the store is closed under it) resolves it too.
+    database = await openDatabase({ directory });
+    await database.close();
+    const failing = new CollectionRegistry({ config, logger, hooks: (collection) => hooks(collection.name) });
+    await expect(failing.lifecycleStep().open(database)).rejects.toThrow();
+    await expect(failing.kernelBound).resolves.toBeUndefined();
+  });
+
   it('hooks — every collection created or loaded gets the registry\'s hooks, told once it is loaded', async () => {
     const first = await openRegistry();
     await first.registry.create('one', { vectors: { size: 2, distance: 'Euclid' } });

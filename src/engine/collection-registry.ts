@@ -77,6 +77,17 @@ export class CollectionRegistry {
   private databaseId = '';
   /** Per collection number, its incarnation id. */
   private readonly incarnations = new Map<number, string>();
+  private markKernelBound: () => void = () => undefined;
+  /**
+   * Resolves once the start's first collections to load have restored their points and wait
+   * only on the kernel's checkpoint loads (or failed, or there are none; also when the start
+   * fails). From then on the start's work on this thread is small, so main.ts loads the gRPC
+   * stack (a quarter of a second of this thread) then instead of holding up the steps before it
+   * (docs/architecture.md §21).
+   */
+  readonly kernelBound = new Promise<void>((resolve) => {
+    this.markKernelBound = resolve;
+  });
 
   constructor(private readonly options: RegistryOptions) {}
 
@@ -124,6 +135,14 @@ export class CollectionRegistry {
   }
 
   private async open(database: Database): Promise<void> {
+    try {
+      await this.openCollections(database);
+    } finally {
+      this.markKernelBound();
+    }
+  }
+
+  private async openCollections(database: Database): Promise<void> {
     this.database = database;
     // Before any index exists: each reads the setting when it is made.
     native.setHugePages(this.options.config.storage.huge_pages);
@@ -152,13 +171,22 @@ export class CollectionRegistry {
     // while another's point records stream on this one (docs/architecture.md §21). `load` never
     // rejects (a failure leaves that collection unloadable), so one failure stops no other load.
     let next = 0;
+    // The first collection of each loader counts towards `kernelBound`.
+    const loaders = Math.min(collectionLoadConcurrency, loads.length);
+    let firstLoadsOnThisThread = loaders;
+    if (loaders === 0) this.markKernelBound();
     const loader = async () => {
+      let kernelBound: (() => void) | undefined = () => {
+        firstLoadsOnThisThread -= 1;
+        if (firstLoadsOnThisThread === 0) this.markKernelBound();
+      };
       while (next < loads.length) {
         const { number, record } = loads[next++]!;
-        await this.load(number, record);
+        await this.load(number, record, kernelBound);
+        kernelBound = undefined;
       }
     };
-    await Promise.all(Array.from({ length: Math.min(collectionLoadConcurrency, loads.length) }, loader));
+    await Promise.all(Array.from({ length: loaders }, loader));
     const interval_ms = this.options.config.storage.checkpoint_interval_seconds * 1000;
     this.checkpointTimer = setInterval(() => {
       for (const collection of this.collections.values()) collection.checkpointIfDue();
@@ -166,9 +194,18 @@ export class CollectionRegistry {
     this.checkpointTimer.unref();
   }
 
-  /** Loads one collection; a failure leaves it unloadable (logged), never stops the start. */
-  private async load(number: number, record: CollectionRecord): Promise<void> {
+  /**
+   * Loads one collection; a failure leaves it unloadable (logged), never stops the start.
+   * `kernelBound` is called once, when only its checkpoint loads are left (or it is done).
+   */
+  private async load(number: number, record: CollectionRecord, kernelBound?: () => void): Promise<void> {
     let collection: Collection | undefined;
+    let called = false;
+    const onKernelBound = () => {
+      if (called) return;
+      called = true;
+      kernelBound?.();
+    };
     try {
       if (record.incarnation === undefined) {
         // A record from before incarnations: its checkpoints are unbound and get rebuilt once.
@@ -177,7 +214,7 @@ export class CollectionRegistry {
       }
       this.incarnations.set(number, record.incarnation!);
       collection = this.newCollection(number, record.name, record.config);
-      const report = await recoverCollection(collection, this.options.logger, this.options.config.log.progress_interval_seconds * 1000);
+      const report = await recoverCollection(collection, this.options.logger, this.options.config.log.progress_interval_seconds * 1000, onKernelBound);
       await collection.hooks.loaded();
       this.collections.set(record.name, collection);
       this.options.logger.info({ collection: record.name, ...report }, 'collection loaded');
@@ -186,6 +223,8 @@ export class CollectionRegistry {
       this.options.logger.error({ err: error, collection: record.name }, `collection ${record.name} could not be loaded; the others serve`);
       await collection?.close({ checkpoint: false }).catch(() => undefined);
       this.unloadable.set(record.name, { number, config: record.config, reason });
+    } finally {
+      onKernelBound();
     }
   }
 
