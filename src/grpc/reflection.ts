@@ -3,12 +3,25 @@
 // messages from the server itself. It is fed the FileDescriptorProtos that the served
 // descriptors were built from (Qdrant's files, their imports, and grpc.health.v1), so what
 // reflection shows is exactly what transport.ts decodes.
+import { createRequire } from 'node:module';
 import { toBinary, type DescFile, type DescService } from '@bufbuild/protobuf';
 import { FileDescriptorProtoSchema } from '@bufbuild/protobuf/wkt';
 import type * as grpc from '@grpc/grpc-js';
-import { ReflectionService } from '@grpc/reflection';
+import type { ReflectionService } from '@grpc/reflection';
 
 type PackageDefinition = ConstructorParameters<typeof ReflectionService>[0];
+
+const requireHere = createRequire(import.meta.url);
+let reflectionPackage: typeof import('@grpc/reflection') | undefined;
+
+/**
+ * @grpc/reflection, loaded on its first use: with protobufjs and its own .proto files it took a
+ * start ~0.11 s of this thread (its load and an empty instance for the definitions), and most
+ * servers are never asked for reflection (docs/architecture.md §21).
+ */
+function reflection(): typeof import('@grpc/reflection') {
+  return (reflectionPackage ??= requireHere('@grpc/reflection') as typeof import('@grpc/reflection'));
+}
 
 /** Every file the services need, each once: their own files and, transitively, their imports. */
 function filesOf(services: readonly DescService[]): DescFile[] {
@@ -32,11 +45,58 @@ function recordedServices(reflection: ReflectionService): { definition: ServiceD
   return recorded;
 }
 
+/** The method both reflection APIs serve: one bidirectional stream. */
+const reflectionMethod = 'ServerReflectionInfo';
+
+/** The reflection APIs @grpc/reflection serves, by the path of their one method. */
+export const reflectionMethodPaths = [`/grpc.reflection.v1.ServerReflection/${reflectionMethod}`, `/grpc.reflection.v1alpha.ServerReflection/${reflectionMethod}`];
+
+type MethodDefinition = ServiceDefinition[string];
+
+/** The entry of `recorded` whose method has `path`. */
+function servedAt(recorded: ReturnType<typeof recordedServices>, path: string): { definition: ServiceDefinition; implementation: Implementation } {
+  const entry = recorded.find(({ definition }) => definition[reflectionMethod]?.path === path);
+  if (!entry) throw new Error(`@grpc/reflection serves no ${path}`);
+  return entry;
+}
+
+/**
+ * A reflection method's definition as @grpc/reflection makes it (a test compares the two), with
+ * its message codecs taken from the package on the first message: registering it loads nothing.
+ */
+function lazyMethod(path: string): MethodDefinition {
+  let real: MethodDefinition | undefined;
+  const method = (): MethodDefinition => (real ??= servedAt(packageDefinitions(), path).definition[reflectionMethod]!);
+  return {
+    path,
+    requestStream: true,
+    responseStream: true,
+    originalName: 'serverReflectionInfo',
+    requestSerialize: (value: unknown) => method().requestSerialize(value),
+    requestDeserialize: (bytes: Buffer) => method().requestDeserialize(bytes),
+    responseSerialize: (value: unknown) => method().responseSerialize(value),
+    responseDeserialize: (bytes: Buffer) => method().responseDeserialize(bytes),
+  };
+}
+
+let emptyInstanceServices: ReturnType<typeof recordedServices> | undefined;
+
+/** The package's own definitions, from an empty instance (the codecs are the same for any). */
+export function packageDefinitions(): ReturnType<typeof recordedServices> {
+  return (emptyInstanceServices ??= recordedServices(new (reflection().ReflectionService)({} as PackageDefinition)));
+}
+
+/** The definitions `addReflection` registers (exported for the rule that they match the package's). */
+export function lazyReflectionDefinitions(): ServiceDefinition[] {
+  return reflectionMethodPaths.map((path) => ({ [reflectionMethod]: lazyMethod(path) }));
+}
+
 /**
  * Adds the reflection service, describing `services`, to `server`. Building it decodes and
  * indexes every file twice (once per API version), ~0.2 s of this thread, and few servers are
- * ever asked: so the services are registered now with handlers that build it on the first
- * call (docs/architecture.md §21). The definitions come from an empty instance, which is cheap.
+ * ever asked: so the services are registered now, with definitions that load the package only
+ * for their first message and handlers that build the service on the first call
+ * (docs/architecture.md §21).
  */
 export function addReflection(server: grpc.Server, services: readonly DescService[]): void {
   let built: ReturnType<typeof recordedServices> | undefined;
@@ -46,18 +106,17 @@ export function addReflection(server: grpc.Server, services: readonly DescServic
     // @grpc/reflection reads only `fileDescriptorProtos` of each entry (what @grpc/proto-loader
     // would have produced from .proto files); the served services are the entries.
     const definition = Object.fromEntries(services.map((service) => [service.typeName, { fileDescriptorProtos }])) as unknown as PackageDefinition;
-    built = recordedServices(new ReflectionService(definition));
+    built = recordedServices(new (reflection().ReflectionService)(definition));
     return built;
   };
-  const empty = recordedServices(new ReflectionService({} as PackageDefinition));
-  empty.forEach(({ definition }, position) => {
-    const lazy: Implementation = {};
-    for (const methodName of Object.keys(definition)) {
-      lazy[methodName] = ((...callArguments: unknown[]) => {
-        const handler = build()[position]!.implementation[methodName] as (...handlerArguments: unknown[]) => void;
+  for (const definition of lazyReflectionDefinitions()) {
+    const path = definition[reflectionMethod]!.path;
+    const lazy: Implementation = {
+      [reflectionMethod]: ((...callArguments: unknown[]) => {
+        const handler = servedAt(build(), path).implementation[reflectionMethod] as (...handlerArguments: unknown[]) => void;
         handler(...callArguments);
-      }) as Implementation[string];
-    }
+      }) as Implementation[string],
+    };
     server.addService(definition, lazy);
-  });
+  }
 }

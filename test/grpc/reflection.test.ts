@@ -8,10 +8,11 @@ import { FileDescriptorProtoSchema } from '@bufbuild/protobuf/wkt';
 import * as grpc from '@grpc/grpc-js';
 import { loadSync } from '@grpc/proto-loader';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { lazyReflectionDefinitions, packageDefinitions } from '../../src/grpc/reflection.js';
 import { startGrpcServer, type GrpcTestServer } from './grpc-server.js';
 
 const require = createRequire(import.meta.url);
-const reflectionProto = join(dirname(require.resolve('@grpc/reflection/package.json')), 'build', 'proto', 'grpc', 'reflection', 'v1', 'reflection.proto');
+const reflectionProto = (version: 'v1' | 'v1alpha') => join(dirname(require.resolve('@grpc/reflection/package.json')), 'build', 'proto', 'grpc', 'reflection', version, 'reflection.proto');
 
 interface ReflectionAnswer {
   listServicesResponse?: { service: { name: string }[] };
@@ -28,11 +29,11 @@ afterAll(async () => {
 });
 
 /** One request on the bidirectional ServerReflectionInfo stream, and its one answer. */
-async function ask(request: Record<string, string>): Promise<ReflectionAnswer> {
-  const definition = grpc.loadPackageDefinition(loadSync(reflectionProto, { keepCase: false, longs: String, defaults: false, oneofs: true })) as unknown as {
-    grpc: { reflection: { v1: { ServerReflection: grpc.ServiceClientConstructor } } };
+async function ask(request: Record<string, string>, version: 'v1' | 'v1alpha' = 'v1'): Promise<ReflectionAnswer> {
+  const definition = grpc.loadPackageDefinition(loadSync(reflectionProto(version), { keepCase: false, longs: String, defaults: false, oneofs: true })) as unknown as {
+    grpc: { reflection: Record<'v1' | 'v1alpha', { ServerReflection: grpc.ServiceClientConstructor }> };
   };
-  const client = new definition.grpc.reflection.v1.ServerReflection(`127.0.0.1:${server.grpcPort}`, grpc.credentials.createInsecure());
+  const client = new definition.grpc.reflection[version].ServerReflection(`127.0.0.1:${server.grpcPort}`, grpc.credentials.createInsecure());
   try {
     return await new Promise<ReflectionAnswer>((resolve, reject) => {
       const call = (client as unknown as { serverReflectionInfo(): grpc.ClientDuplexStream<unknown, ReflectionAnswer> }).serverReflectionInfo();
@@ -49,10 +50,31 @@ async function ask(request: Record<string, string>): Promise<ReflectionAnswer> {
 }
 
 describe('gRPC server reflection', () => {
-  it('reflection — lists Qdrant’s services and the health service', async () => {
-    const answer = await ask({ listServices: '' });
-    const names = (answer.listServicesResponse?.service ?? []).map((service) => service.name).sort();
-    expect(names).toEqual(expect.arrayContaining(['grpc.health.v1.Health', 'qdrant.Collections', 'qdrant.Points', 'qdrant.Qdrant', 'qdrant.Snapshots']));
+  for (const version of ['v1', 'v1alpha'] as const) {
+    it(`reflection — lists Qdrant’s services and the health service (${version})`, async () => {
+      const answer = await ask({ listServices: '' }, version);
+      const names = (answer.listServicesResponse?.service ?? []).map((service) => service.name).sort();
+      expect(names).toEqual(expect.arrayContaining(['grpc.health.v1.Health', 'qdrant.Collections', 'qdrant.Points', 'qdrant.Qdrant', 'qdrant.Snapshots']));
+    });
+  }
+
+  it('reflection — the services registered before @grpc/reflection loads have its paths, streaming and method names, and encode as it does', () => {
+    const registered = lazyReflectionDefinitions();
+    const own = packageDefinitions().map(({ definition }) => definition);
+    const shape = (definitions: typeof registered) =>
+      definitions.flatMap((definition) => Object.entries(definition).map(([name, method]) => [name, method.path, method.requestStream, method.responseStream, method.originalName])).sort();
+    expect(shape(registered)).toEqual(shape(own));
+    expect(registered).toHaveLength(2);
+    for (const definition of registered) {
+      const method = definition.ServerReflectionInfo!;
+      const twin = own.find((candidate) => candidate.ServerReflectionInfo?.path === method.path)!.ServerReflectionInfo!;
+      const request = { host: 'here', fileContainingSymbol: 'qdrant.Points' };
+      const bytes = method.requestSerialize(request);
+      expect(bytes).toEqual(twin.requestSerialize(request));
+      expect(method.requestDeserialize(bytes)).toEqual(twin.requestDeserialize(bytes));
+      const answer = { validHost: 'here', errorResponse: { errorCode: 5, errorMessage: 'no such symbol' } };
+      expect(method.responseSerialize(answer)).toEqual(twin.responseSerialize(answer));
+    }
   });
 
   it('reflection — the file declaring qdrant.Points.Search names its request and reply messages', async () => {
