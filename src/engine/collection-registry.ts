@@ -173,12 +173,12 @@ export class CollectionRegistry {
     let next = 0;
     // The first collection of each loader counts towards `kernelBound`.
     const loaders = Math.min(collectionLoadConcurrency, loads.length);
-    let firstLoadsOnThisThread = loaders;
+    let firstLoadsPending = loaders;
     if (loaders === 0) this.markKernelBound();
     const loader = async () => {
       let kernelBound: (() => void) | undefined = () => {
-        firstLoadsOnThisThread -= 1;
-        if (firstLoadsOnThisThread === 0) this.markKernelBound();
+        firstLoadsPending -= 1;
+        if (firstLoadsPending === 0) this.markKernelBound();
       };
       while (next < loads.length) {
         const { number, record } = loads[next++]!;

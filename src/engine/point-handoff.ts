@@ -113,7 +113,7 @@ function runLayout(start: number, first: number, count: number): HandoffRun {
   const versions = words + count * 16;
   const lengths = versions + count * 8;
   const payloads = lengths + count * 4;
-  return { first, count, kinds, words, versions, lengths, payloads, payloadsEnd: payloads };
+  return { first, count, kinds, words, versions, lengths, payloads };
 }
 
 /** Writes the hand-off file of `table` (atomically: the old file or the new one, never half of one). */
@@ -207,7 +207,7 @@ function walkBlock(block: Buffer, walked: Walked, lastOperationId: number, visit
     live += 1;
   }
   if (run.payloads + payloadBytes !== block.length) throw new Refused('a block\'s payload lengths do not add up to its bytes');
-  visit?.(block, { ...run, payloadsEnd: block.length });
+  visit?.(block, run);
   walked.nextSlot = first + count;
   walked.points += live;
 }

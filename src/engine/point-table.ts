@@ -47,8 +47,8 @@ export interface HandoffRun {
   words: number;
   versions: number;
   lengths: number;
+  /** The live payloads, back to back, from here to the block's end. */
   payloads: number;
-  payloadsEnd: number;
 }
 
 /** The bytes of `column`'s values `first..first + count - 1`. */
@@ -311,7 +311,7 @@ export class PointTable {
     this.ids.restoreRun(first, count, block.subarray(run.kinds, run.kinds + count), block.subarray(run.words, run.words + count * 16));
     bytesOf(this.versions, first, count).set(block.subarray(run.versions, run.versions + count * 8));
     bytesOf(this.lengths, first, count).set(block.subarray(run.lengths, run.lengths + count * 4));
-    const start = run.payloads < run.payloadsEnd ? this.arena.append(block, run.payloads, run.payloadsEnd) : 0;
+    const start = run.payloads < block.length ? this.arena.append(block, run.payloads, block.length) : 0;
     let offset = 0;
     for (let slot = first; slot < first + count; slot += 1) {
       if (!this.ids.isLive(slot)) continue;
