@@ -5,7 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { QdrantClient } from '@qdrant/js-client-grpc';
 import { startChildServer, waitUntilReady, type ChildServer } from './support/child-server.js';
 import { dataDirectoriesForFile } from './support/server.js';
@@ -26,8 +26,11 @@ async function call(server: ChildServer, method: string, path: string, body?: un
 
 describe('the bundled server (npm start)', () => {
   let server: ChildServer | undefined;
-  afterAll(async () => {
+  // After each test: a test that ends with its server running must not leave it behind when the
+  // next one starts its own.
+  afterEach(async () => {
     await server?.kill('SIGKILL');
+    server = undefined;
   });
 
   it('bundle — serves REST, gRPC and the dashboard like the sources, and keeps its points across a restart', async () => {
