@@ -45,8 +45,19 @@ export function setInlineSearch(enabled: boolean): void {
 }
 
 /** Process-wide: the JS thread is one resource, whichever index asks. */
+/** What the gate reads: the time, and how long the event loop has sat idle in all. */
+export interface GateClock {
+  now(): number;
+  idleTime(): number;
+}
+
+const nodeTiming = performance.nodeTiming;
+const processClock: GateClock = { now: () => performance.now(), idleTime: () => nodeTiming.idleTime };
+
 export class InlineGate {
-  private readonly timing = performance.nodeTiming;
+  /** `clock`: the process's; a test passes one it moves itself, so no rule depends on the machine's pace. */
+  constructor(private readonly clock: GateClock = processClock) {}
+
   private lastIdleMs = -1;
   private spentMs = 0;
   private budgetStartMs = 0;
@@ -60,13 +71,13 @@ export class InlineGate {
    */
   admit(pending: number): boolean {
     if (!inlineEnabled || pending > 0 || this.unsettled > 0) return false;
-    const idleMs = this.timing.idleTime;
+    const idleMs = this.clock.idleTime();
     if (idleMs !== this.lastIdleMs) {
       this.lastIdleMs = idleMs;
       this.renew();
     }
     if (this.spentMs < INLINE_BUDGET_MS) return true;
-    if (this.spentMs >= (performance.now() - this.budgetStartMs) * INLINE_SEARCH_SHARE) {
+    if (this.spentMs >= (this.clock.now() - this.budgetStartMs) * INLINE_SEARCH_SHARE) {
       this.renew();
       return true;
     }
@@ -75,7 +86,7 @@ export class InlineGate {
 
   private renew(): void {
     this.spentMs = 0;
-    this.budgetStartMs = performance.now();
+    this.budgetStartMs = this.clock.now();
   }
 
   /**
