@@ -299,7 +299,8 @@ describe.skipIf(clusterSkipReason !== undefined)('cluster mode', () => {
       const present = new Set(found.map((point) => point.id));
       const lost = acknowledged.filter((id) => !present.has(id));
       expect(lost, `acknowledged ids missing on node ${node}`).toEqual([]);
-      expect(await result(url(node), 'POST', `/collections/${collection}/points/count`, { exact: true })).toEqual({ count: present.size });
+      // The count asks every shard again: the same few seconds of recovery apply to it.
+      expect(await resultAfterRecovery(url(node), 'POST', `/collections/${collection}/points/count`, { exact: true })).toEqual({ count: present.size });
     }
   }
 
