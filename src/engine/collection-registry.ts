@@ -171,22 +171,20 @@ export class CollectionRegistry {
     // while another's point records stream on this one (docs/architecture.md §21). `load` never
     // rejects (a failure leaves that collection unloadable), so one failure stops no other load.
     let next = 0;
-    // The first collection of each loader counts towards `kernelBound`.
-    const loaders = Math.min(collectionLoadConcurrency, loads.length);
-    let firstLoadsPending = loaders;
-    if (loaders === 0) this.markKernelBound();
+    // `kernelBound` once the first collection of every loader waits only on the kernel.
+    const firstLoadsWaiting: Promise<void>[] = [];
     const loader = async () => {
-      let kernelBound: (() => void) | undefined = () => {
-        firstLoadsPending -= 1;
-        if (firstLoadsPending === 0) this.markKernelBound();
-      };
+      let waiting: (() => void) | undefined;
+      firstLoadsWaiting.push(new Promise<void>((resolve) => (waiting = resolve)));
       while (next < loads.length) {
         const { number, record } = loads[next++]!;
-        await this.load(number, record, kernelBound);
-        kernelBound = undefined;
+        await this.load(number, record, waiting);
+        waiting = undefined;
       }
     };
-    await Promise.all(Array.from({ length: loaders }, loader));
+    const loading = Array.from({ length: Math.min(collectionLoadConcurrency, loads.length) }, loader);
+    void Promise.all(firstLoadsWaiting).then(() => this.markKernelBound());
+    await Promise.all(loading);
     const interval_ms = this.options.config.storage.checkpoint_interval_seconds * 1000;
     this.checkpointTimer = setInterval(() => {
       for (const collection of this.collections.values()) collection.checkpointIfDue();
@@ -196,16 +194,11 @@ export class CollectionRegistry {
 
   /**
    * Loads one collection; a failure leaves it unloadable (logged), never stops the start.
-   * `kernelBound` is called once, when only its checkpoint loads are left (or it is done).
+   * `kernelBound` is called when only its checkpoint loads are left, and again when it is done
+   * (a promise's resolve: the first call counts).
    */
   private async load(number: number, record: CollectionRecord, kernelBound?: () => void): Promise<void> {
     let collection: Collection | undefined;
-    let called = false;
-    const onKernelBound = () => {
-      if (called) return;
-      called = true;
-      kernelBound?.();
-    };
     try {
       if (record.incarnation === undefined) {
         // A record from before incarnations: its checkpoints are unbound and get rebuilt once.
@@ -214,7 +207,7 @@ export class CollectionRegistry {
       }
       this.incarnations.set(number, record.incarnation!);
       collection = this.newCollection(number, record.name, record.config);
-      const report = await recoverCollection(collection, this.options.logger, this.options.config.log.progress_interval_seconds * 1000, onKernelBound);
+      const report = await recoverCollection(collection, this.options.logger, this.options.config.log.progress_interval_seconds * 1000, kernelBound);
       await collection.hooks.loaded();
       this.collections.set(record.name, collection);
       this.options.logger.info({ collection: record.name, ...report }, 'collection loaded');
@@ -224,7 +217,7 @@ export class CollectionRegistry {
       await collection?.close({ checkpoint: false }).catch(() => undefined);
       this.unloadable.set(record.name, { number, config: record.config, reason });
     } finally {
-      onKernelBound();
+      kernelBound?.();
     }
   }
 

@@ -44,7 +44,6 @@ export function setInlineSearch(enabled: boolean): void {
   inlineEnabled = enabled;
 }
 
-/** Process-wide: the JS thread is one resource, whichever index asks. */
 /** What the gate reads: the time, and how long the event loop has sat idle in all. */
 export interface GateClock {
   now(): number;
@@ -54,6 +53,7 @@ export interface GateClock {
 const nodeTiming = performance.nodeTiming;
 const processClock: GateClock = { now: () => performance.now(), idleTime: () => nodeTiming.idleTime };
 
+/** Process-wide: the JS thread is one resource, whichever index asks. */
 export class InlineGate {
   /** `clock`: the process's; a test passes one it moves itself, so no rule depends on the machine's pace. */
   constructor(private readonly clock: GateClock = processClock) {}
