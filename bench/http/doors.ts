@@ -78,7 +78,8 @@ function unary(session: ClientHttp2Session, path: string, frame: Buffer): Promis
   });
 }
 
-async function grpcRate(grpcPort: number, data: DataSet, call: DoorCall, connections: number, duration_s: number, filtered: boolean) {
+/** N HTTP/2 connections, one call in flight each, for `duration_s`; counts the calls that answered OK. */
+export async function grpcRate(grpcPort: number, data: DataSet, call: DoorCall, connections: number, duration_s: number, filtered: boolean) {
   const frames = grpcFrames(data, call, filtered);
   const path = call === 'search' ? '/qdrant.Points/Search' : '/qdrant.Points/Query';
   const sessions = Array.from({ length: connections }, () => connect(`http://127.0.0.1:${grpcPort}`));
@@ -106,6 +107,7 @@ async function grpcRate(grpcPort: number, data: DataSet, call: DoorCall, connect
 /** REST then gRPC for each call, concurrency and filter choice; `grpcPort` is the server's gRPC door. */
 export async function compareDoors(server: ServerProcess, grpcPort: number, data: DataSet, duration_s: number, filters: readonly boolean[]): Promise<DoorResult[]> {
   const results: DoorResult[] = [];
+  await server.grpcListening;
   for (const connections of [1, 64]) {
     for (const call of ['search', 'query'] as const) {
       for (const filtered of filters) {

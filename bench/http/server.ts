@@ -12,6 +12,8 @@ export interface ServerProcess {
   url: string;
   /** The gRPC door's port (docs/api.md §14), for the REST/gRPC comparison. */
   grpcPort: number;
+  /** Resolves once the server logs that the gRPC door listens (it opens after REST: docs/architecture.md §21). */
+  grpcListening: Promise<void>;
   pid: number;
   /** Seconds of CPU the process has used so far (all its threads). */
   cpuSeconds(): number;
@@ -54,8 +56,13 @@ export async function startServer(root: string, options: StartOptions = {}): Pro
     },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
+  const lines = createInterface({ input: child.stdout! });
+  let grpcOpened!: () => void;
+  const grpcListening = new Promise<void>((resolve) => (grpcOpened = resolve));
+  lines.on('line', (line) => {
+    if (line.includes('"msg":"quiverdb gRPC listening"')) grpcOpened();
+  });
   const url = await new Promise<string>((resolve, reject) => {
-    const lines = createInterface({ input: child.stdout! });
     const timer = setTimeout(() => reject(new Error('server did not start within 60 s')), 60_000);
     child.once('exit', (code) => reject(new Error(`server exited with ${code} before listening`)));
     lines.on('line', (line) => {
@@ -74,6 +81,7 @@ export async function startServer(root: string, options: StartOptions = {}): Pro
   return {
     url,
     grpcPort,
+    grpcListening,
     pid,
     cpuSeconds: () => cpuSecondsOf(pid),
     async stop() {

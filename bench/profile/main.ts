@@ -1,10 +1,12 @@
 // bench:profile — where the server's time goes (issue 20: "the next regression is found in
-// minutes"). Runs the built server (dist/main.js) under `node --cpu-prof` twice over one data
+// minutes"). Runs the built server (dist/main.js) under `node --cpu-prof` three times over one data
 // directory: once while points are uploaded in batches of 1,000 until the collection is green,
-// once while 64 connections search (plain, then with a keyword filter). Each run's profile is
+// once while 64 connections search (plain, then with a keyword filter), once while 64 gRPC
+// connections search through the gRPC door. Each run's profile is
 // summarised as self time by place (our files, packages, Node, the addon, the garbage collector)
 // and by function; the .cpuprofile files stay in bench/results/profile/ for Chrome DevTools.
-// `--quick` shrinks the data and the load so it runs in seconds.
+// `--quick` shrinks the data and the load so it runs in seconds; `--root <checkout>` runs another
+// checkout's built server.
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -12,13 +14,17 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { load, waitGreen } from '../http/client.js';
 import { makeDataSet, type DataSet } from '../http/data.js';
+import { grpcRate } from '../http/doors.js';
 import { drive } from '../http/load.js';
 import { startServer, waitReady, type ServerProcess } from '../http/server.js';
 import { formatSummary, summarizeProfile, type CpuProfile } from './summary.js';
 
 const quick = process.argv.includes('--quick');
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const entry = join(root, 'dist', 'main.js');
+// `--root <checkout>` profiles another checkout's built server (a before/after on one machine).
+const rootArgument = process.argv.indexOf('--root');
+const serverRoot = rootArgument >= 0 ? process.argv[rootArgument + 1]! : root;
+const entry = join(serverRoot, 'dist', 'main.js');
 const output = join(root, 'bench', 'results', 'profile');
 const loadSeconds = quick ? 2 : 10;
 
@@ -26,7 +32,7 @@ async function profiled(phase: string, directory: string, work: (server: ServerP
   const profileDirectory = join(output, phase);
   await rm(profileDirectory, { recursive: true, force: true });
   await mkdir(profileDirectory, { recursive: true });
-  const server = await startServer(root, { entry: [entry], nodeArguments: ['--cpu-prof', `--cpu-prof-dir=${profileDirectory}`], directory });
+  const server = await startServer(serverRoot, { entry: [entry], nodeArguments: ['--cpu-prof', `--cpu-prof-dir=${profileDirectory}`], directory });
   try {
     await waitReady(server.url);
     await work(server);
@@ -37,7 +43,7 @@ async function profiled(phase: string, directory: string, work: (server: ServerP
   const files = (await readdir(profileDirectory)).filter((name) => name.endsWith('.cpuprofile'));
   if (files.length !== 1) throw new Error(`expected one profile in ${profileDirectory}, found ${files.length}`);
   const profile = JSON.parse(await readFile(join(profileDirectory, files[0]!), 'utf8')) as CpuProfile;
-  console.log(`\n${formatSummary(`${phase} (${join('bench/results/profile', phase, files[0]!)})`, summarizeProfile(profile, root, quick ? 12 : 25))}`);
+  console.log(`\n${formatSummary(`${phase} (${join('bench/results/profile', phase, files[0]!)})`, summarizeProfile(profile, serverRoot, quick ? 12 : 25))}`);
 }
 
 async function main(): Promise<void> {
@@ -63,6 +69,14 @@ async function main(): Promise<void> {
           `search${filtered ? ' (keyword filter)' : ''}: ${run.requests_per_s.toFixed(0)} requests/s at 64 connections, p50 ${run.p50_ms} ms, p99 ${run.p99_ms} ms, server CPU ${run.server_cpu_cores.toFixed(2)} cores`,
         );
       }
+    });
+    // The gRPC door on the same searches (docs/api.md §14): what a call costs beyond REST's.
+    await profiled('grpc-search', directory, async (server) => {
+      await waitGreen(server.url, data.name);
+      await server.grpcListening;
+      const run = await grpcRate(server.grpcPort, data, 'search', 64, loadSeconds, false);
+      if (run.errors > 0) throw new Error(`gRPC search load had ${run.errors} failed calls`);
+      console.log(`gRPC search: ${run.perSecond.toFixed(0)} calls/s at 64 connections, p50 ${run.p50} ms`);
     });
   } finally {
     await rm(directory, { recursive: true, force: true });

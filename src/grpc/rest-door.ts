@@ -1,12 +1,14 @@
 // The gRPC door's way into the engine: each call becomes the REST request the REST door would
-// receive (method, path, JSON body, the caller's credential headers) and is dispatched in-process
-// through the same fastify instance (no socket). Readiness, auth and permissions, validation,
+// receive (method, path, body, the caller's credential headers) and is dispatched in-process
+// through the same fastify instance (no socket; the body and the success envelope pass as values,
+// src/http/in-process-exchange.ts). Readiness, auth and permissions, validation,
 // limits, strict mode, the write path and the error messages are therefore the REST door's own,
 // by construction (docs/architecture.md §11).
 import type { FastifyInstance } from 'fastify';
 import type { CallContext } from './transport.js';
+import { closeExchange, exchangeContentType, exchangeHeader, openExchange } from '../http/in-process-exchange.js';
+import { jsonShaped } from '../json/json-shaped.js';
 import { parseJson } from '../json/parse.js';
-import { serializeJson } from '../json/serialize.js';
 import { errorFromRest, invalidArgument } from './status.js';
 
 /** The REST envelope's parts the gRPC answers reuse. */
@@ -25,13 +27,26 @@ export class RestDoor {
   constructor(private readonly app: FastifyInstance) {}
 
   async call<Result>(context: CallContext, method: RestMethod, path: string, body?: unknown): Promise<RestAnswer<Result>> {
-    const headers: Record<string, string> = {};
+    // The body and the success envelope travel as values (src/http/in-process-exchange.ts).
+    const token = openExchange(body);
+    const headers: Record<string, string> = { [exchangeHeader]: token };
     for (const name of credentialHeaders) {
       const value = context.requestHeader.get(name);
       if (value !== null) headers[name] = value;
     }
-    if (body !== undefined) headers['content-type'] = 'application/json';
-    const response = await this.app.inject({ method, url: path, headers, payload: body === undefined ? undefined : serializeJson(body) });
+    if (body !== undefined) headers['content-type'] = exchangeContentType;
+    let response: Awaited<ReturnType<FastifyInstance['inject']>>;
+    let envelope: unknown;
+    try {
+      response = await this.app.inject({ method, url: path, headers });
+    } finally {
+      envelope = closeExchange(token);
+    }
+    if (response.statusCode < 400 && envelope !== undefined) {
+      // Shaped as the JSON text would have been read, so the converters see what they always saw.
+      const answer = jsonShaped(envelope) as Record<string, unknown>;
+      return { result: answer.result as Result, time: typeof answer.time === 'number' ? answer.time : 0 };
+    }
     let parsed: Record<string, unknown> | undefined;
     try {
       parsed = parseJson(response.body) as Record<string, unknown>;

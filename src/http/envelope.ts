@@ -1,6 +1,7 @@
 // The contract's success envelope (docs/api.md §1.1). `result` must never be undefined: the Qdrant
 // JS client rejects a response without it.
 import type { FastifyReply } from 'fastify';
+import { keepForExchange } from './in-process-exchange.js';
 
 export interface SuccessEnvelope<Result> {
   usage: { hardware: null };
@@ -10,7 +11,10 @@ export interface SuccessEnvelope<Result> {
 }
 
 export function success<Result>(reply: FastifyReply, result: Result): SuccessEnvelope<Result> {
-  return { usage: { hardware: null }, time: reply.elapsedTime / 1000, status: 'ok', result };
+  const envelope: SuccessEnvelope<Result> = { usage: { hardware: null }, time: reply.elapsedTime / 1000, status: 'ok', result };
+  // An in-process caller (the gRPC door) takes the envelope as values, not as JSON text.
+  keepForExchange(reply, envelope);
+  return envelope;
 }
 
 export interface ErrorEnvelope {

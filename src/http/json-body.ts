@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { parseJson } from '../json/parse.js';
 import { parseUpsertBody } from '../json/upsert-body-parser.js';
 import { serializeJson } from '../json/serialize.js';
+import { exchangeContentType, exchangedBody } from './in-process-exchange.js';
 
 /** The route whose bodies the fast upsert parser reads (json/upsert-body-parser.ts). */
 const upsertRoute = '/collections/:collection_name/points';
@@ -23,6 +24,14 @@ export function registerJsonBody(app: FastifyInstance): void {
         if (parsed !== undefined) return done(null, parsed);
       }
       done(null, parseJson(text));
+    } catch (error) {
+      done(error as Error, undefined);
+    }
+  });
+  // In-process callers' bodies, handed over as values (in-process-exchange.ts); the text is empty.
+  app.addContentTypeParser(exchangeContentType, { parseAs: 'string' }, (request, _text, done) => {
+    try {
+      done(null, exchangedBody(request));
     } catch (error) {
       done(error as Error, undefined);
     }
