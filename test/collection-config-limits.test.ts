@@ -29,7 +29,7 @@ afterAll(async () => {
 });
 
 const outOfRange: [string, Record<string, number>, string][] = [
-  ['m', { m: 0 }, 'hnsw_config.m: expected integer to be greater or equal to 2 (got 0)'],
+  ['m', { m: 1 }, 'hnsw_config.m: expected integer to be greater or equal to 2 (got 1)'],
   ['m', { m: 100000 }, 'hnsw_config.m: expected integer to be less or equal to 128 (got 100000)'],
   ['ef_construct', { ef_construct: 4097 }, 'hnsw_config.ef_construct: expected integer to be less or equal to 4096 (got 4097)'],
   ['max_indexing_threads', { max_indexing_threads: 257 }, 'hnsw_config.max_indexing_threads: expected integer to be less or equal to 256 (got 257)'],
@@ -86,7 +86,7 @@ describe('a collection that cannot load', () => {
     expect(names).toEqual(['bad', 'good']);
     const bad = expectSuccess(await server.request('GET', '/collections/bad'));
     expect(bad.status).toBe('red');
-    expect(bad.optimizer_status.error).toMatch(/^could not be loaded at start: .*m must be 2\.\.=128, got 100000/);
+    expect(bad.optimizer_status.error).toMatch(/^could not be loaded at start: .*m must be 0 \(no graph\) or 2\.\.=128, got 100000/);
     const good = await server.client.query('good', { query: [1, 0], limit: 1 });
     expect(good.points.map((hit) => hit.id)).toEqual([1]);
     expect((await server.request('GET', '/collections/bad/exists')).body.result).toEqual({ exists: true });
@@ -94,7 +94,7 @@ describe('a collection that cannot load', () => {
 
   it('load failure — operations on it are refused in the envelope with the reason', async () => {
     const message = expectError(await server.request('POST', '/collections/bad/points/search', { vector: [1, 0], limit: 1 }), 500);
-    expect(message).toMatch(/^Collection operation failed: collection bad could not be loaded at start: .*m must be 2\.\.=128/);
+    expect(message).toMatch(/^Collection operation failed: collection bad could not be loaded at start: .*m must be 0 \(no graph\) or 2\.\.=128/);
     expectError(await server.request('PUT', '/collections/bad', { vectors: { size: 2, distance: 'Dot' } }), 409);
   });
 

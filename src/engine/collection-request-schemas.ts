@@ -45,7 +45,8 @@ export const DistanceSchema = Type.Union([Type.Literal('Cosine'), Type.Literal('
  */
 export const HnswConfigSchema = Type.Object(
   {
-    m: Nullable(Type.Integer({ minimum: 2, maximum: 128 })),
+    // 0 is Qdrant's switch for "no HNSW graph" (every search an exact scan); 1 links nothing useful.
+    m: Nullable(Type.Union([Type.Literal(0), Type.Integer({ minimum: 2, maximum: 128 })])),
     ef_construct: Nullable(Type.Integer({ minimum: 4, maximum: 4096 })),
     full_scan_threshold: Nullable(Type.Integer({ minimum: 10, maximum: 2 ** 43 })),
     max_indexing_threads: Nullable(Type.Integer({ minimum: 0, maximum: 256 })),

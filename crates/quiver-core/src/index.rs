@@ -44,7 +44,8 @@ pub const CLEANUP_SHARE: f64 = 0.2;
 pub struct IndexParams {
     pub dimension: usize,
     pub metric: Metric,
-    /// Links per node on upper levels; level 0 keeps 2·m.
+    /// Links per node on upper levels; level 0 keeps 2·m. 0 builds no graph: Qdrant's way to
+    /// switch HNSW off (docs/api.md §4.1), and every search is the exact scan.
     pub m: usize,
     pub ef_construct: usize,
     /// An unfiltered search of fewer live vectors than this is an exact scan (a filtered one
@@ -73,8 +74,8 @@ impl IndexParams {
         if self.dimension == 0 || self.dimension > MAX_DIMENSION {
             return Err(KernelError::invalid(format!("dimension must be 1..={MAX_DIMENSION}, got {}", self.dimension)));
         }
-        if !(2..=128).contains(&self.m) {
-            return Err(KernelError::invalid(format!("m must be 2..=128, got {}", self.m)));
+        if self.m != 0 && !(2..=128).contains(&self.m) {
+            return Err(KernelError::invalid(format!("m must be 0 (no graph) or 2..=128, got {}", self.m)));
         }
         if !(1..=4096).contains(&self.ef_construct) {
             return Err(KernelError::invalid(format!("ef_construct must be 1..=4096, got {}", self.ef_construct)));
@@ -83,6 +84,17 @@ impl IndexParams {
             return Err(KernelError::invalid(format!("indexing_threads must be 0..=256, got {}", self.indexing_threads)));
         }
         Ok(())
+    }
+
+    /// Whether vectors are linked into an HNSW graph at all (`m` 0: never).
+    pub fn builds_graph(&self) -> bool {
+        self.m != 0
+    }
+
+    /// The graph's shape. With `m` 0 the graph stays empty; it still needs a valid shape, and the
+    /// smallest one costs the least.
+    fn graph_params(&self) -> GraphParams {
+        GraphParams::new(self.m.max(2), self.ef_construct)
     }
 }
 
@@ -207,7 +219,7 @@ impl VectorIndex {
     pub fn with_storage(params: IndexParams, storage: VectorStorage) -> KernelResult<VectorIndex> {
         params.validate()?;
         let space = Space::new(params.metric);
-        let graph = Graph::new(GraphParams::new(params.m, params.ef_construct));
+        let graph = Graph::new(params.graph_params());
         let store = match storage {
             VectorStorage::Ram => VectorStore::typed(params.dimension, space, params.datatype, None),
             VectorStorage::OnDisk(_) if !crate::mapped::AVAILABLE => {
@@ -259,6 +271,9 @@ impl VectorIndex {
     /// when idle, so an index nobody writes to holds no threads). If no thread can be started
     /// at all, the caller links inline rather than never.
     fn queue_for_linking(&self, slots: impl IntoIterator<Item = u32>) {
+        if !self.shared.params.builds_graph() {
+            return;
+        }
         let missing = self.shared.pending.push(slots, self.worker_count());
         for number in 0..missing {
             let shared = Arc::clone(&self.shared);
@@ -385,6 +400,8 @@ impl VectorIndex {
         let allowed_count = params.allowed.map(|allowed| allowed.count());
         let (strategy, ef) = match (params.exact, allowed_count) {
             (true, _) => (FilterStrategy::Scan, ef),
+            // No graph is ever built: nothing is pending either, so only the scan sees every vector.
+            (false, _) if !shared.params.builds_graph() => (FilterStrategy::Scan, ef),
             (false, Some(allowed)) => self.plan(allowed, ef, params.strategy),
             (false, None) if store.live_count() < threshold => (FilterStrategy::Scan, ef),
             (false, None) => (FilterStrategy::PlainWalk, ef),

@@ -469,3 +469,44 @@ fn filtered_and_quantized_searches_while_the_graph_is_built_find_what_the_exact_
         });
     }
 }
+
+#[test]
+fn an_index_with_m_zero_links_nothing_and_answers_every_search_exactly_also_after_a_checkpoint() {
+    // m 0 is Qdrant's switch for "no HNSW graph" (docs/api.md §4.1).
+    let params = IndexParams { m: 0, ..graph_params(16, Metric::Euclid, 2) };
+    params.validate().unwrap();
+    assert!(IndexParams { m: 1, ..params.clone() }.validate().is_err());
+    let index = VectorIndex::new(params).unwrap();
+    let count = 3000;
+    index.upsert(&slots(count), &clustered(count, 16, 30, 8)).unwrap();
+    index.wait_indexed();
+    assert_eq!(index.check_integrity().nodes, 0, "nothing is linked");
+    assert_eq!(index.builder_threads(), 0, "no builder thread was started");
+    let mut bits = vec![0u8; count.div_ceil(8)];
+    for slot in (0..count).step_by(7) {
+        bits[slot / 8] |= 1 << (slot % 8);
+    }
+    let queries = clustered(20, 16, 30, 9);
+    let answers = |index: &VectorIndex| {
+        for query in queries.chunks_exact(16) {
+            // The smallest ef the walk could take: only the scan can give the exact answer.
+            let plain = index.search(query, 10, &SearchParams { ef: Some(1), ..SearchParams::default() }).unwrap();
+            assert_eq!(plain, index.search_exact(query, 10, None).unwrap());
+            let allowed = Some(AllowedSlots::new(&bits));
+            let filtered = index.search(query, 10, &SearchParams { ef: Some(1), allowed, ..SearchParams::default() }).unwrap();
+            assert_eq!(filtered, index.search_exact(query, 10, allowed).unwrap());
+            assert_eq!(plain.len(), 10);
+        }
+    };
+    answers(&index);
+    let directory = std::env::temp_dir().join(format!("quiver-core-m-zero-{}", std::process::id()));
+    std::fs::create_dir_all(&directory).unwrap();
+    let path = directory.join("index.qvi");
+    index.save(&path, 7).unwrap();
+    let (loaded, operation) = VectorIndex::load(&path).unwrap();
+    std::fs::remove_dir_all(&directory).unwrap();
+    assert_eq!((operation, loaded.params().m), (7, 0));
+    loaded.wait_indexed();
+    assert_eq!(loaded.check_integrity().nodes, 0);
+    answers(&loaded);
+}
