@@ -5,6 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import { seededMatrices, referenceTop } from './support/multivector-reference.js';
 import { randomVectors } from './support/search-data.js';
+import { startChildServer, waitUntilReady } from './support/child-server.js';
+import { call } from './support/http-call.js';
 import { dataDirectoriesForFile, startServer } from './support/server.js';
 
 const newDirectory = dataDirectoriesForFile();
@@ -82,5 +84,89 @@ describe('hnsw_config m 0', () => {
     expect(answer.body.result.points.map((point: { id: number }) => point.id)).toEqual(expected.map((entry) => entry.id));
     expect((await server.client.getCollection('late')).status).toBe('green');
     await server.close();
+  });
+});
+
+describe('a PATCH of hnsw_config', () => {
+  it('from m 0 to 16 builds a graph in the background; answers stay right all along, and the new graph outlives a restart', async () => {
+    const directory = await newDirectory();
+    let server = await startServer(directory);
+    expect(await server.client.createCollection('bulk', { vectors: { size: dimension, distance: 'Euclid' }, hnsw_config: { m: 0, full_scan_threshold: 10 } })).toBe(true);
+    const vectors = randomVectors(51, 2000, dimension);
+    await server.client.upsert('bulk', { wait: true, points: vectors.map((vector, id) => ({ id, vector })) });
+    const graphBytes = () => server.app.collections.get('bulk').indexes.get('')!.stats().memoryBytes;
+    const withoutGraph = graphBytes();
+    const before = server.app.collections.get('bulk').indexes.get('');
+    // The bulk-upload article's second step: switch the graph on once the data is in.
+    expect(await server.client.updateCollection('bulk', { hnsw_config: { m: 16 } })).toBe(true);
+    const query = randomVectors(52, 1, dimension)[0]!;
+    // Answered while the rebuild waits in the write queue or runs: exact with the old index.
+    const during = await server.client.query('bulk', { query, limit: 10, params: { exact: true } });
+    expect(during.points.map((point) => point.id)).toEqual(reference(vectors, query, 10));
+    // A write queued behind the rebuild lands in the new index.
+    await server.client.upsert('bulk', { wait: true, points: [{ id: 5000, vector: query }] });
+    const collection = server.app.collections.get('bulk');
+    expect(collection.indexes.get('')).not.toBe(before);
+    await collection.waitIndexed();
+    expect((await server.client.getCollection('bulk')).status).toBe('green');
+    // The links: 2,000 nodes with up to 32 level-0 links each.
+    expect(graphBytes() - withoutGraph).toBeGreaterThan(2000 * 16 * 4);
+    const found = await server.client.query('bulk', { query, limit: 1 });
+    expect(found.points[0]!.id).toBe(5000);
+    await server.close();
+    server = await startServer(directory);
+    expect(graphBytes() - withoutGraph).toBeGreaterThan(2000 * 16 * 4);
+    expect((await server.client.getCollection('bulk')).config.hnsw_config.m).toBe(16);
+    await server.close();
+  });
+
+  it('leaves the index alone when neither m nor ef_construct changes, and rebuilds it when ef_construct does', async () => {
+    const server = await startServer(await newDirectory());
+    await server.client.createCollection('steady', { vectors: { size: dimension, distance: 'Dot' } });
+    await server.client.upsert('steady', { wait: true, points: randomVectors(61, 50, dimension).map((vector, id) => ({ id, vector })) });
+    const collection = server.app.collections.get('steady');
+    const first = collection.indexes.get('');
+    await server.client.updateCollection('steady', { hnsw_config: { full_scan_threshold: 20, m: 16 }, optimizers_config: { indexing_threshold: 5 } });
+    await server.client.upsert('steady', { wait: true, points: [{ id: 99, vector: randomVectors(62, 1, dimension)[0]! }] });
+    expect(collection.indexes.get('')).toBe(first);
+    await server.client.updateCollection('steady', { hnsw_config: { ef_construct: 64 } });
+    await server.client.upsert('steady', { wait: true, points: [{ id: 100, vector: randomVectors(63, 1, dimension)[0]! }] });
+    expect(collection.indexes.get('')).not.toBe(first);
+    expect(collection.indexes.get('')!.stats().count).toBe(52);
+    await server.close();
+  });
+
+  it('rebuilt, then a SIGKILL before any checkpoint: the restart builds the graph with the new m, not the old checkpoint', async () => {
+    const directory = await newDirectory();
+    // No checkpoint between the rebuild and the kill: only the removal of the old one decides.
+    const environment = { QUIVER__STORAGE__CHECKPOINT_OPERATIONS: '1000000', QUIVER__STORAGE__CHECKPOINT_INTERVAL_SECONDS: '3600', QUIVER__LOG__LEVEL: 'info' };
+    let child = await startChildServer(directory, environment);
+    try {
+      await waitUntilReady(child.url);
+      expect((await call(child.url, 'PUT', '/collections/killed', { vectors: { size: dimension, distance: 'Euclid' }, hnsw_config: { m: 0 } })).status).toBe(200);
+      const vectors = randomVectors(71, 1500, dimension);
+      expect((await call(child.url, 'PUT', '/collections/killed/points?wait=true', { points: vectors.map((vector, id) => ({ id, vector })) })).status).toBe(200);
+      // A clean stop writes the m 0 checkpoint that the kill below must not bring back.
+      await child.kill('SIGTERM');
+      child = await startChildServer(directory, environment);
+      await waitUntilReady(child.url);
+      const residentBytes = async () => (await call(child.url, 'GET', '/collections/killed')).body.result.kernel_memory.resident_bytes as number;
+      const withoutGraph = await residentBytes();
+      expect((await call(child.url, 'PATCH', '/collections/killed', { hnsw_config: { m: 16 } })).status).toBe(200);
+      // Queued behind the rebuild: acknowledged once the new index has taken over.
+      expect((await call(child.url, 'PUT', '/collections/killed/points?wait=true', { points: [{ id: 9999, vector: vectors[3] }] })).status).toBe(200);
+      expect(child.logLines.some((line) => line.includes('graph rebuilt for the new hnsw_config'))).toBe(true);
+      expect(child.logLines.some((line) => line.includes('checkpoint saved'))).toBe(false);
+      await child.kill('SIGKILL');
+      child = await startChildServer(directory, environment);
+      await waitUntilReady(child.url);
+      expect(child.logLines.some((line) => line.includes('no usable checkpoint: rebuilding the index from stored vectors'))).toBe(true);
+      for (let attempt = 0; attempt < 200 && (await call(child.url, 'GET', '/collections/killed')).body.result.status !== 'green'; attempt += 1) await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(await residentBytes()).toBeGreaterThan(withoutGraph + 1500 * 16 * 4);
+      const count = await call(child.url, 'POST', '/collections/killed/points/count', { exact: true });
+      expect(count.body.result.count).toBe(1501);
+    } finally {
+      await child.kill('SIGKILL');
+    }
   });
 });

@@ -3,12 +3,13 @@
 // no usable checkpoint is rebuilt from the stored vectors (slow, logged, never data loss).
 import { mkdir, readFile } from 'node:fs/promises';
 import type { Logger } from 'pino';
-import { createVectorIndex, loadVectorIndex, nativeErrorCode } from '../native/index.js';
+import { loadVectorIndex, nativeErrorCode } from '../native/index.js';
 import { createSparseIndex, loadSparseIndex } from '../native/sparse-index.js';
 import type { SparseIndex } from '../native/sparse-index-contract.js';
 import type { VectorIndex } from '../native/vector-index.js';
 import { decodeVectorRecordInto } from '../storage/point-records.js';
 import { checkpointPath, createIndexFor, isMultivector, vectorIndexOptions, type Collection } from './collection.js';
+import { rebuildIndexFromStore } from './index-rebuild.js';
 import { decodeMultivectorMap, multivectorMapPath } from './multi-vector-checkpoint.js';
 import { MultiVectorIndex, upsertRows } from './multi-vector-index.js';
 import { loadPointHandoff } from './point-handoff.js';
@@ -16,7 +17,6 @@ import { ProgressLog } from './progress-log.js';
 import { packVectors, sparseCheckpointPath } from './sparse-vectors.js';
 
 const reapplyChunk = 1024;
-const rebuildChunk = 4096;
 
 export interface RecoveryReport {
   points: number;
@@ -34,37 +34,6 @@ async function readPoints(collection: Collection): Promise<number> {
     count += chunk.length;
   }
   return count;
-}
-
-/** Rebuilds one index from every stored vector of `vectorName`; `progress` hears the vectors read so far. */
-async function rebuildIndex(collection: Collection, vectorName: string, progress?: (read: number) => void): Promise<VectorIndex> {
-  const index = createVectorIndex(vectorIndexOptions(collection.config, vectorName, collection.directory));
-  const dimension = index.dimension;
-  let slots: number[] = [];
-  let rows = new Float32Array(rebuildChunk * dimension);
-  let read = 0;
-  const flush = async () => {
-    if (slots.length === 0) return;
-    await index.upsert(Uint32Array.from(slots), rows.subarray(0, slots.length * dimension));
-    read += slots.length;
-    progress?.(read);
-    slots = [];
-    rows = new Float32Array(rebuildChunk * dimension);
-  };
-  try {
-    for await (const chunk of collection.store.vectors(vectorName)) {
-      for (const { slot, record } of chunk) {
-        decodeVectorRecordInto(record, rows, slots.length * dimension);
-        slots.push(slot);
-        if (slots.length === rebuildChunk) await flush();
-      }
-    }
-    await flush();
-  } catch (error) {
-    index.close();
-    throw error;
-  }
-  return index;
 }
 
 /** A stored multivector record's matrix (rows back to back). */
@@ -341,7 +310,7 @@ export async function recoverCollection(collection: Collection, logger: Logger, 
         if (points > 0) logger.warn({ collection: collection.name, vector: vectorName, reason: loaded.reason }, 'no usable checkpoint: rebuilding the index from stored vectors');
         const started = performance.now();
         const progress = new ProgressLog({ logger, task: 'index rebuild', fields: { collection: collection.name, vector: vectorName }, intervalMs: progressIntervalMs });
-        indexes.set(vectorName, await rebuildIndex(collection, vectorName, (read) => progress.update(read, points)));
+        indexes.set(vectorName, await rebuildIndexFromStore(collection.store, vectorName, vectorIndexOptions(collection.config, vectorName, collection.directory), (read) => progress.update(read, points)));
         if (points > 0) logger.info({ collection: collection.name, vector: vectorName, elapsed_ms: Math.round(performance.now() - started) }, 'index rebuilt');
         // A rebuilt index is in memory only: the whole log still matters until the next checkpoint.
         lowestCovered = 0;

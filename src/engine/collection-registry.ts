@@ -350,7 +350,9 @@ export class CollectionRegistry {
       await this.guarded(() => this.store.put(collectionRecordKey(collection.number), encodeJsonRecord(collectionRecordFormat, { name, state: 'active', config: next, incarnation: this.incarnations.get(collection.number) } satisfies CollectionRecord), {
         sync: this.options.config.storage.fsync,
       }));
+      const previous = collection.config;
       collection.setConfig(next);
+      collection.rebuildGraphsChangedBy(previous);
     });
   }
 

@@ -22,6 +22,7 @@ import { Checkpointer, checkpointPath } from './checkpointer.js';
 import { describeCollectionConfig, effectiveHnswConfig, type CollectionConfig } from './collection-config.js';
 import { withoutFilterHooks, type CollectionHooks } from './collection-hooks.js';
 import { InFlightVectors } from './in-flight-vectors.js';
+import { rebuildIndexFromStore } from './index-rebuild.js';
 import type { PointSelector } from './point-selection.js';
 import { writePointHandoff } from './point-handoff.js';
 import { PointTable, type HandoffRun, type PointEntry } from './point-table.js';
@@ -233,6 +234,50 @@ export class Collection {
   setConfig(config: CollectionConfig): void {
     this.currentConfig = config;
     this.applyQuantization();
+  }
+
+  /**
+   * After a PATCH (docs/api.md §4.2): each dense vector whose `m` or `ef_construct` changed gets
+   * a new graph, as Qdrant's optimizer rebuilds one. The PATCH answers at once; the rebuild runs
+   * in the write queue, so writes wait for it while searches go on with the old index.
+   * Multivectors keep theirs until their index is next built from scratch.
+   */
+  rebuildGraphsChangedBy(previous: CollectionConfig): void {
+    for (const name of this.indexes.keys()) {
+      if (isMultivector(this.currentConfig, name)) continue;
+      const before = effectiveHnswConfig(previous, name);
+      const after = effectiveHnswConfig(this.currentConfig, name);
+      if (before.m === after.m && before.ef_construct === after.ef_construct) continue;
+      this.queue
+        .run(() => this.replaceGraph(name))
+        .catch((error: unknown) => this.logger.error({ err: error, collection: this.name, vector: name }, 'could not rebuild the graph for the new hnsw_config; the old one goes on serving'));
+    }
+  }
+
+  /**
+   * Builds vector `name`'s index again from its stored vectors with the current parameters and
+   * swaps it in; it links in the background (the collection is yellow, then green). The old
+   * checkpoint is removed first, so a crash before the next checkpoint rebuilds with the new
+   * parameters too; the old index is closed once no read uses it.
+   */
+  private async replaceGraph(name: string): Promise<void> {
+    const old = this.indexes.get(name);
+    // Deleted, or the vector removed, while this waited in the queue.
+    if (this.deleting || old === undefined) return;
+    const started = performance.now();
+    const fresh = await rebuildIndexFromStore(this.store, name, vectorIndexOptions(this.currentConfig, name, this.directory));
+    fresh.setQuantization(quantizationFor(this.currentConfig, name));
+    try {
+      await rm(checkpointPath(this.directory, name), { force: true });
+    } catch (error) {
+      fresh.close();
+      throw error;
+    }
+    this.indexes.set(name, fresh);
+    // Releasing native memory under a running search would fail it; let searches finish first.
+    await this.table.waitForReads();
+    old.close();
+    this.logger.info({ collection: this.name, vector: name, vectors: fresh.stats().count, elapsed_ms: Math.round(performance.now() - started) }, 'graph rebuilt for the new hnsw_config; linking in the background');
   }
 
   /**
