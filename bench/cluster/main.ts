@@ -6,6 +6,7 @@
 //
 //   npm run bench:cluster              20,000 x 64 points, 2,000 searches
 //   npm run bench:cluster -- --quick   4,000 points, 400 searches
+//   ... -- --dimension 768              another vector size (the default is 64)
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,7 +18,9 @@ const quick = process.argv.includes('--quick');
 const pointCount = quick ? 4_000 : 20_000;
 const searchCount = quick ? 400 : 2_000;
 const singleRequests = quick ? 100 : 300;
-const dimension = 64;
+const dimensionArgument = process.argv.indexOf('--dimension');
+const dimension = dimensionArgument >= 0 ? Number(process.argv[dimensionArgument + 1]) : 64;
+if (!Number.isInteger(dimension) || dimension < 1) throw new Error('--dimension takes a positive integer');
 const batchSize = 100;
 const inFlight = 4;
 
