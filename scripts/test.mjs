@@ -26,6 +26,9 @@ if (rust.status !== 0) problems.push(`cargo test exited with ${rust.status ?? ru
 // The Python client the gRPC tests drive (test/grpc/python-client.test.ts): a venv at
 // .cache/python-venv, made once; a failure here only makes that test skip with the reason.
 run('node', ['scripts/python-env.mjs'], { stdio: ['ignore', 'inherit', 'inherit'] });
+// The frameworks test/frameworks.test.ts runs for real (LangChain, LlamaIndex, Haystack): a venv at
+// .cache/frameworks-venv, likewise.
+run('node', ['scripts/python-env.mjs', '.cache/frameworks-venv', 'test/python/frameworks-requirements.txt'], { stdio: ['ignore', 'inherit', 'inherit'] });
 
 rmSync(resultsFile, { force: true });
 const extra = process.argv.slice(2);
