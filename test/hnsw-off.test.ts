@@ -58,7 +58,7 @@ describe('hnsw_config m 0', () => {
     await server.close();
   });
 
-  it('on a rerank-only multivector serves the dense-then-MaxSim pipeline exactly', async () => {
+  it('on a rerank-only multivector serves the dense-then-MaxSim pipeline exactly, and a PATCH to m 16 rebuilds it whole', async () => {
     const server = await startServer(await newDirectory());
     const created = await server.request('PUT', '/collections/late', {
       vectors: {
@@ -83,6 +83,16 @@ describe('hnsw_config m 0', () => {
     const expected = referenceTop('Cosine', query, matrices, 5);
     expect(answer.body.result.points.map((point: { id: number }) => point.id)).toEqual(expected.map((entry) => entry.id));
     expect((await server.client.getCollection('late')).status).toBe('green');
+    // Switched on later: the multivector's index is built again with a graph, every matrix in it.
+    const collection = server.app.collections.get('late');
+    const before = collection.indexes.get('colbert');
+    expect((await server.request('PATCH', '/collections/late', { vectors: { colbert: { hnsw_config: { m: 16 } } } })).status).toBe(200);
+    expect((await server.request('PUT', '/collections/late/points?wait=true', { points: [{ id: 400, vector: { dense: dense[0], colbert: [query[0]] } }] })).status).toBe(200);
+    expect(collection.indexes.get('colbert')).not.toBe(before);
+    await collection.waitIndexed();
+    const exact = await server.request('POST', '/collections/late/points/query', { query, using: 'colbert', limit: 5, params: { exact: true } });
+    const withNew = new Map(matrices).set(400, [query[0]!]);
+    expect(exact.body.result.points.map((point: { id: number }) => point.id)).toEqual(referenceTop('Cosine', query, withNew, 5).map((entry) => entry.id));
     await server.close();
   });
 });

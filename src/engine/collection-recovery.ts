@@ -9,9 +9,9 @@ import type { SparseIndex } from '../native/sparse-index-contract.js';
 import type { VectorIndex } from '../native/vector-index.js';
 import { decodeVectorRecordInto } from '../storage/point-records.js';
 import { checkpointPath, createIndexFor, isMultivector, vectorIndexOptions, type Collection } from './collection.js';
-import { rebuildIndexFromStore } from './index-rebuild.js';
+import { decodeMatrix, fillFromStore, fillMultivectorFromStore } from './index-rebuild.js';
 import { decodeMultivectorMap, multivectorMapPath } from './multi-vector-checkpoint.js';
-import { MultiVectorIndex, upsertRows } from './multi-vector-index.js';
+import { MultiVectorIndex } from './multi-vector-index.js';
 import { loadPointHandoff } from './point-handoff.js';
 import { ProgressLog } from './progress-log.js';
 import { packVectors, sparseCheckpointPath } from './sparse-vectors.js';
@@ -34,34 +34,6 @@ async function readPoints(collection: Collection): Promise<number> {
     count += chunk.length;
   }
   return count;
-}
-
-/** A stored multivector record's matrix (rows back to back). */
-function decodeMatrix(record: Uint8Array): Float32Array {
-  const matrix = new Float32Array((record.byteLength - 1) / 4);
-  decodeVectorRecordInto(record, matrix, 0);
-  return matrix;
-}
-
-/**
- * Rebuilds a multivector index (docs/architecture.md §17) from the point records, when its
- * checkpoint pair is missing or refused; the log is never needed for it.
- */
-async function rebuildMultivectorIndex(collection: Collection, vectorName: string, progress?: (read: number) => void): Promise<VectorIndex> {
-  const index = createIndexFor(collection.config, vectorName, collection.directory);
-  let read = 0;
-  try {
-    for await (const chunk of collection.store.vectors(vectorName)) {
-      const matrices = chunk.map(({ record }) => decodeMatrix(record));
-      await upsertRows(index, Uint32Array.from(chunk, ({ slot }) => slot), matrices);
-      read += chunk.length;
-      progress?.(read);
-    }
-  } catch (error) {
-    index.close();
-    throw error;
-  }
-  return index;
 }
 
 /**
@@ -294,7 +266,7 @@ export async function recoverCollection(collection: Collection, logger: Logger, 
         // No usable pair: rebuilt from the point records, so the log is not needed for it.
         if (points > 0) logger.warn({ collection: collection.name, vector: vectorName, file: loaded.file, reason: loaded.reason }, 'no usable multivector checkpoint: rebuilding the index from the point records');
         const progress = new ProgressLog({ logger, task: 'multivector rebuild', fields: { collection: collection.name, vector: vectorName }, intervalMs: progressIntervalMs });
-        indexes.set(vectorName, await rebuildMultivectorIndex(collection, vectorName, (read) => progress.update(read, points)));
+        indexes.set(vectorName, await fillMultivectorFromStore(createIndexFor(collection.config, vectorName, collection.directory), collection.store, vectorName, (read) => progress.update(read, points)));
         report.indexes[vectorName] = { source: 'rebuilt', checkpointOperationId: 0, replayedSlots: 0, reason: loaded.reason };
         continue;
       }
@@ -310,7 +282,7 @@ export async function recoverCollection(collection: Collection, logger: Logger, 
         if (points > 0) logger.warn({ collection: collection.name, vector: vectorName, reason: loaded.reason }, 'no usable checkpoint: rebuilding the index from stored vectors');
         const started = performance.now();
         const progress = new ProgressLog({ logger, task: 'index rebuild', fields: { collection: collection.name, vector: vectorName }, intervalMs: progressIntervalMs });
-        indexes.set(vectorName, await rebuildIndexFromStore(collection.store, vectorName, vectorIndexOptions(collection.config, vectorName, collection.directory), (read) => progress.update(read, points)));
+        indexes.set(vectorName, await fillFromStore(createIndexFor(collection.config, vectorName, collection.directory), collection.store, vectorName, (read) => progress.update(read, points)));
         if (points > 0) logger.info({ collection: collection.name, vector: vectorName, elapsed_ms: Math.round(performance.now() - started) }, 'index rebuilt');
         // A rebuilt index is in memory only: the whole log still matters until the next checkpoint.
         lowestCovered = 0;

@@ -22,7 +22,7 @@ import { Checkpointer, checkpointPath } from './checkpointer.js';
 import { describeCollectionConfig, effectiveHnswConfig, type CollectionConfig } from './collection-config.js';
 import { withoutFilterHooks, type CollectionHooks } from './collection-hooks.js';
 import { InFlightVectors } from './in-flight-vectors.js';
-import { rebuildIndexFromStore } from './index-rebuild.js';
+import { fillFromStore, fillMultivectorFromStore } from './index-rebuild.js';
 import type { PointSelector } from './point-selection.js';
 import { writePointHandoff } from './point-handoff.js';
 import { PointTable, type HandoffRun, type PointEntry } from './point-table.js';
@@ -237,14 +237,12 @@ export class Collection {
   }
 
   /**
-   * After a PATCH (docs/api.md §4.2): each dense vector whose `m` or `ef_construct` changed gets
-   * a new graph, as Qdrant's optimizer rebuilds one. The PATCH answers at once; the rebuild runs
-   * in the write queue, so writes wait for it while searches go on with the old index.
-   * Multivectors keep theirs until their index is next built from scratch.
+   * After a PATCH (docs/api.md §4.2): each vector whose `m` or `ef_construct` changed gets a new
+   * graph, as Qdrant's optimizer rebuilds one. The PATCH answers at once; the rebuild runs in the
+   * write queue, so writes wait for it while searches go on with the old index.
    */
   rebuildGraphsChangedBy(previous: CollectionConfig): void {
     for (const name of this.indexes.keys()) {
-      if (isMultivector(this.currentConfig, name)) continue;
       const before = effectiveHnswConfig(previous, name);
       const after = effectiveHnswConfig(this.currentConfig, name);
       if (before.m === after.m && before.ef_construct === after.ef_construct) continue;
@@ -265,10 +263,12 @@ export class Collection {
     // Deleted, or the vector removed, while this waited in the queue.
     if (this.deleting || old === undefined) return;
     const started = performance.now();
-    const fresh = await rebuildIndexFromStore(this.store, name, vectorIndexOptions(this.currentConfig, name, this.directory));
+    const empty = createIndexFor(this.currentConfig, name, this.directory);
+    const fresh = isMultivector(this.currentConfig, name) ? await fillMultivectorFromStore(empty, this.store, name) : await fillFromStore(empty, this.store, name);
     fresh.setQuantization(quantizationFor(this.currentConfig, name));
     try {
       await rm(checkpointPath(this.directory, name), { force: true });
+      await rm(multivectorMapPath(checkpointPath(this.directory, name)), { force: true });
     } catch (error) {
       fresh.close();
       throw error;

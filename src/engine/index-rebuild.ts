@@ -1,17 +1,17 @@
-// A dense vector index built afresh from the collection's stored vectors: what recovery does
-// when a checkpoint is missing or refused (collection-recovery.ts), and what a PATCH that changes
-// a vector's graph parameters does (Collection.rebuildGraphsChangedBy).
-import { createVectorIndex } from '../native/index.js';
-import type { VectorIndex, VectorIndexOptions } from '../native/vector-index.js';
+// A vector index filled afresh from the collection's stored vectors: what recovery does when a
+// checkpoint is missing or refused (collection-recovery.ts), and what a PATCH that changes a
+// vector's graph parameters does (Collection.rebuildGraphsChangedBy). The caller makes the empty
+// index (createIndexFor); on a failure it is closed here.
+import type { VectorIndex } from '../native/vector-index.js';
 import type { CollectionStore } from '../storage/collection-store.js';
 import { decodeVectorRecordInto } from '../storage/point-records.js';
+import { upsertRows } from './multi-vector-index.js';
 
 /** Vectors handed to the kernel per call: bounded memory, few calls. */
 const rebuildChunk = 4096;
 
-/** A new index with `options`, holding every stored vector of `vectorName`; `progress` hears the vectors read so far. */
-export async function rebuildIndexFromStore(store: CollectionStore, vectorName: string, options: VectorIndexOptions, progress?: (read: number) => void): Promise<VectorIndex> {
-  const index = createVectorIndex(options);
+/** Fills the empty dense `index` with every stored vector of `vectorName`; `progress` hears the vectors read so far. */
+export async function fillFromStore(index: VectorIndex, store: CollectionStore, vectorName: string, progress?: (read: number) => void): Promise<VectorIndex> {
   const dimension = index.dimension;
   let slots: number[] = [];
   let rows = new Float32Array(rebuildChunk * dimension);
@@ -33,6 +33,33 @@ export async function rebuildIndexFromStore(store: CollectionStore, vectorName: 
       }
     }
     await flush();
+  } catch (error) {
+    index.close();
+    throw error;
+  }
+  return index;
+}
+
+/** A stored multivector record's matrix (rows back to back). */
+export function decodeMatrix(record: Uint8Array): Float32Array {
+  const matrix = new Float32Array((record.byteLength - 1) / 4);
+  decodeVectorRecordInto(record, matrix, 0);
+  return matrix;
+}
+
+/**
+ * Fills the empty multivector `index` (docs/architecture.md §17) from the point records of
+ * `vectorName`; the log is never needed for it.
+ */
+export async function fillMultivectorFromStore(index: VectorIndex, store: CollectionStore, vectorName: string, progress?: (read: number) => void): Promise<VectorIndex> {
+  let read = 0;
+  try {
+    for await (const chunk of store.vectors(vectorName)) {
+      const matrices = chunk.map(({ record }) => decodeMatrix(record));
+      await upsertRows(index, Uint32Array.from(chunk, ({ slot }) => slot), matrices);
+      read += chunk.length;
+      progress?.(read);
+    }
   } catch (error) {
     index.close();
     throw error;
