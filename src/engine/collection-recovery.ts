@@ -9,7 +9,7 @@ import type { SparseIndex } from '../native/sparse-index-contract.js';
 import type { VectorIndex } from '../native/vector-index.js';
 import { decodeVectorRecordInto } from '../storage/point-records.js';
 import { checkpointPath, createIndexFor, isMultivector, vectorIndexOptions, type Collection } from './collection.js';
-import { decodeMatrix, fillFromStore, fillMultivectorFromStore } from './index-rebuild.js';
+import { decodeMatrix, fillFromStore } from './index-rebuild.js';
 import { decodeMultivectorMap, multivectorMapPath } from './multi-vector-checkpoint.js';
 import { MultiVectorIndex } from './multi-vector-index.js';
 import { loadPointHandoff } from './point-handoff.js';
@@ -266,7 +266,7 @@ export async function recoverCollection(collection: Collection, logger: Logger, 
         // No usable pair: rebuilt from the point records, so the log is not needed for it.
         if (points > 0) logger.warn({ collection: collection.name, vector: vectorName, file: loaded.file, reason: loaded.reason }, 'no usable multivector checkpoint: rebuilding the index from the point records');
         const progress = new ProgressLog({ logger, task: 'multivector rebuild', fields: { collection: collection.name, vector: vectorName }, intervalMs: progressIntervalMs });
-        indexes.set(vectorName, await fillMultivectorFromStore(createIndexFor(collection.config, vectorName, collection.directory), collection.store, vectorName, (read) => progress.update(read, points)));
+        indexes.set(vectorName, await fillFromStore(createIndexFor(collection.config, vectorName, collection.directory), collection.store, vectorName, (read) => progress.update(read, points)));
         report.indexes[vectorName] = { source: 'rebuilt', checkpointOperationId: 0, replayedSlots: 0, reason: loaded.reason };
         continue;
       }

@@ -22,7 +22,7 @@ import { Checkpointer, checkpointPath } from './checkpointer.js';
 import { describeCollectionConfig, effectiveHnswConfig, type CollectionConfig } from './collection-config.js';
 import { withoutFilterHooks, type CollectionHooks } from './collection-hooks.js';
 import { InFlightVectors } from './in-flight-vectors.js';
-import { fillFromStore, fillMultivectorFromStore } from './index-rebuild.js';
+import { fillFromStore } from './index-rebuild.js';
 import type { PointSelector } from './point-selection.js';
 import { writePointHandoff } from './point-handoff.js';
 import { PointTable, type HandoffRun, type PointEntry } from './point-table.js';
@@ -263,8 +263,7 @@ export class Collection {
     // Deleted, or the vector removed, while this waited in the queue.
     if (this.deleting || old === undefined) return;
     const started = performance.now();
-    const empty = createIndexFor(this.currentConfig, name, this.directory);
-    const fresh = isMultivector(this.currentConfig, name) ? await fillMultivectorFromStore(empty, this.store, name) : await fillFromStore(empty, this.store, name);
+    const fresh = await fillFromStore(createIndexFor(this.currentConfig, name, this.directory), this.store, name);
     fresh.setQuantization(quantizationFor(this.currentConfig, name));
     try {
       await rm(checkpointPath(this.directory, name), { force: true });

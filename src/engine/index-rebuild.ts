@@ -1,17 +1,24 @@
 // A vector index filled afresh from the collection's stored vectors: what recovery does when a
 // checkpoint is missing or refused (collection-recovery.ts), and what a PATCH that changes a
 // vector's graph parameters does (Collection.rebuildGraphsChangedBy). The caller makes the empty
-// index (createIndexFor); on a failure it is closed here.
+// index (createIndexFor, dense or multivector); on a failure it is closed here.
 import type { VectorIndex } from '../native/vector-index.js';
 import type { CollectionStore } from '../storage/collection-store.js';
 import { decodeVectorRecordInto } from '../storage/point-records.js';
-import { upsertRows } from './multi-vector-index.js';
+import { isMultiVectorIndex, upsertRows } from './multi-vector-index.js';
 
 /** Vectors handed to the kernel per call: bounded memory, few calls. */
 const rebuildChunk = 4096;
 
-/** Fills the empty dense `index` with every stored vector of `vectorName`; `progress` hears the vectors read so far. */
-export async function fillFromStore(index: VectorIndex, store: CollectionStore, vectorName: string, progress?: (read: number) => void): Promise<VectorIndex> {
+/**
+ * Fills the empty `index` with every stored vector of `vectorName` (a multivector index with
+ * every stored matrix); `progress` hears the vectors read so far.
+ */
+export function fillFromStore(index: VectorIndex, store: CollectionStore, vectorName: string, progress?: (read: number) => void): Promise<VectorIndex> {
+  return isMultiVectorIndex(index) ? fillMatrices(index, store, vectorName, progress) : fillRows(index, store, vectorName, progress);
+}
+
+async function fillRows(index: VectorIndex, store: CollectionStore, vectorName: string, progress?: (read: number) => void): Promise<VectorIndex> {
   const dimension = index.dimension;
   let slots: number[] = [];
   let rows = new Float32Array(rebuildChunk * dimension);
@@ -47,11 +54,8 @@ export function decodeMatrix(record: Uint8Array): Float32Array {
   return matrix;
 }
 
-/**
- * Fills the empty multivector `index` (docs/architecture.md §17) from the point records of
- * `vectorName`; the log is never needed for it.
- */
-export async function fillMultivectorFromStore(index: VectorIndex, store: CollectionStore, vectorName: string, progress?: (read: number) => void): Promise<VectorIndex> {
+/** A multivector index (docs/architecture.md §17) from its point records; the log is never needed for it. */
+async function fillMatrices(index: VectorIndex, store: CollectionStore, vectorName: string, progress?: (read: number) => void): Promise<VectorIndex> {
   let read = 0;
   try {
     for await (const chunk of store.vectors(vectorName)) {

@@ -6,6 +6,7 @@
 // by construction (docs/architecture.md §11).
 import type { FastifyInstance } from 'fastify';
 import type { CallContext } from './transport.js';
+import type { SuccessEnvelope } from '../http/envelope.js';
 import { closeExchange, exchangeContentType, exchangeHeader, openExchange } from '../http/in-process-exchange.js';
 import { jsonShaped } from '../json/json-shaped.js';
 import { parseJson } from '../json/parse.js';
@@ -43,9 +44,9 @@ export class RestDoor {
       envelope = closeExchange(token);
     }
     if (response.statusCode < 400 && envelope !== undefined) {
+      const kept = envelope as SuccessEnvelope<unknown>;
       // Shaped as the JSON text would have been read, so the converters see what they always saw.
-      const answer = jsonShaped(envelope) as Record<string, unknown>;
-      return { result: answer.result as Result, time: typeof answer.time === 'number' ? answer.time : 0 };
+      return { result: jsonShaped(kept.result) as Result, time: kept.time };
     }
     let parsed: Record<string, unknown> | undefined;
     try {

@@ -64,13 +64,10 @@ export function exchangedBody(request: FastifyRequest): unknown {
 
 const emptyBody = () => '';
 
-/** Keeps a success envelope for an exchanging caller (the reply then has an empty body); false otherwise. */
-export function keepForExchange(reply: FastifyReply, envelope: unknown): boolean {
-  // Most requests carry no such header: one property read decides.
-  if (reply.request.headers[exchangeHeader] === undefined) return false;
+/** Keeps a success envelope for an exchanging caller, whose reply then has an empty body. */
+export function keepForExchange(reply: FastifyReply, envelope: unknown): void {
   const exchange = exchangeOf(reply.request);
-  if (exchange === undefined) return false;
+  if (exchange === undefined) return;
   exchange.envelope = envelope;
   reply.serializer(emptyBody);
-  return true;
 }

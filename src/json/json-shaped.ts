@@ -12,6 +12,11 @@ import { maxJsonDepth } from './parse.js';
  */
 const plainDigitsBelow = 1e21;
 
+/** A JSON integer as parseJson gives it: a plain number when it is safe, a bigint otherwise. */
+export function jsonInteger(value: bigint): number | bigint {
+  return value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(value) : value;
+}
+
 function shapedNumber(value: number): number | bigint | null {
   if (!Number.isFinite(value)) return null; // JSON.stringify writes NaN and ±Infinity as null
   if (Number.isSafeInteger(value) || !Number.isInteger(value)) return value === 0 ? 0 : value; // -0 prints as 0
@@ -23,7 +28,7 @@ function shapedAt(value: unknown, depth: number): unknown {
     case 'number':
       return shapedNumber(value);
     case 'bigint':
-      return value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(value) : value;
+      return jsonInteger(value);
     case 'string':
     case 'boolean':
       return value;

@@ -5,7 +5,7 @@ import type { Timestamp } from '@bufbuild/protobuf/wkt';
 import type { SearchPoints } from '@qdrant/js-client-grpc';
 import { invalidArgument } from '../status.js';
 import { idsToJson } from './ids.js';
-import { jsonInteger } from './values.js';
+import { jsonInteger } from '../../json/json-shaped.js';
 
 type Json = Record<string, unknown>;
 // The points messages use qdrant_common.proto's filter types, which the package does not export

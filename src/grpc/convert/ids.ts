@@ -4,7 +4,7 @@ import type { PointId } from '@qdrant/js-client-grpc';
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import type { PointIdSchema } from '@qdrant/js-client-grpc';
 import { invalidArgument } from '../status.js';
-import { jsonInteger } from './values.js';
+import { jsonInteger } from '../../json/json-shaped.js';
 
 export function idToJson(id: PointId | undefined, field: string): number | bigint | string {
   const options = id?.pointIdOptions;

@@ -1,7 +1,7 @@
 // Configuration messages whose REST shape is the proto's own (hnsw_config, optimizers_config,
 // wal_config, strict_mode_config...): field names in snake_case, int64 as JSON integers.
 import { isMessage, type Message } from '@bufbuild/protobuf';
-import { jsonInteger } from './values.js';
+import { jsonInteger } from '../../json/json-shaped.js';
 
 function snakeCase(name: string): string {
   return name.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);

@@ -7,7 +7,7 @@ import { invalidArgument } from '../status.js';
 import { definedOnly, filterToJson } from './filter.js';
 import { formulaToJson, relevanceFeedbackToJson } from './formula.js';
 import { withPayloadToJson, withVectorsToJson } from './selectors.js';
-import { jsonInteger } from './values.js';
+import { jsonInteger } from '../../json/json-shaped.js';
 import { vectorInputToJson } from './vectors.js';
 
 type Json = Record<string, unknown>;

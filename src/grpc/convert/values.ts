@@ -3,12 +3,8 @@
 // never a rounded number.
 import { create } from '@bufbuild/protobuf';
 import { NullValue, ValueSchema, type Value } from '@qdrant/js-client-grpc';
+import { jsonInteger } from '../../json/json-shaped.js';
 import { invalidArgument } from '../status.js';
-
-/** A JSON integer: a plain number when it is safe, a bigint otherwise. */
-export function jsonInteger(value: bigint): number | bigint {
-  return value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(value) : value;
-}
 
 export function valueToJson(value: Value, field: string): unknown {
   const kind = value.kind;

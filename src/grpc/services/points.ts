@@ -10,7 +10,7 @@ import { withPayloadToJson, withVectorsToJson } from '../convert/selectors.js';
 import { mapToJson } from '../convert/values.js';
 import { vectorsToJson } from '../convert/vectors.js';
 import { fieldIndexToJson, operationResponse, pointToJson, selectorToJson, updateModeToJson } from '../convert/writes.js';
-import { jsonInteger } from '../convert/values.js';
+import { jsonInteger } from '../../json/json-shaped.js';
 import { notImplementedThroughRest } from './unimplemented.js';
 import { vectorNameConfigToJson } from '../convert/collections.js';
 import type { Points } from '../descriptors.js';
