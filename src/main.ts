@@ -3,6 +3,7 @@
 import { buildApp } from './app.js';
 import { ConfigError, configPathFromArguments, loadConfig, type Config } from './config.js';
 import { createLogger } from './logging.js';
+import { codeCacheStatus } from './start/code-cache.js';
 import { octalMode, preparePrivateDirectory, privateUmask } from './storage/private-directory.js';
 
 async function main(): Promise<void> {
@@ -46,7 +47,7 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => shutdown('SIGTERM'));
 
   const address = await app.listen({ host: config.service.host, port: config.service.http_port });
-  logger.info({ address, storage: config.storage.path, auth: config.auth.enabled }, 'quiverdb listening');
+  logger.info({ address, storage: config.storage.path, auth: config.auth.enabled, code_cache: codeCacheStatus() }, 'quiverdb listening');
   // The engine opens while the gRPC door loads its stack: much of a start waits on the addon's
   // threads (the table check, checkpoint loads), time this thread can spend loading modules.
   const opened = app.engine.open().then(

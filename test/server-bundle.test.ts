@@ -1,6 +1,7 @@
 // The server bundle that `npm start` and the Docker image run (scripts/build-server.mjs):
 // the same server as the sources, with the parts kept outside the bundle (the addon, classic-level,
-// pino, grpc-js) still found at run time. `npm test` builds it first (`pretest`).
+// pino, grpc-js) still found at run time, and V8's code cache of it in use. `npm test` builds it
+// first (`pretest`).
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -10,6 +11,7 @@ import { QdrantClient } from '@qdrant/js-client-grpc';
 import { startChildServer, waitUntilReady, type ChildServer } from './support/child-server.js';
 import { dataDirectoriesForFile } from './support/server.js';
 import { freePort } from './grpc/free-port.js';
+import { askReflection } from './grpc/reflection-client.js';
 
 const projectRoot = join(dirname(fileURLToPath(import.meta.url)), '..');
 const bundle = join(projectRoot, 'dist', 'server', 'main.js');
@@ -40,6 +42,9 @@ describe('the bundled server (npm start)', () => {
     const environment = { QUIVER__SERVICE__GRPC_PORT: String(grpcPort) };
     server = await startChildServer(directory, environment, projectRoot, bundle);
     await waitUntilReady(server.url);
+    // The build's warm-up start wrote V8's code cache of the bundle, and this start compiled from it.
+    const listening = server.logLines.map((line) => JSON.parse(line) as { msg: string; code_cache?: string }).find((line) => line.msg === 'quiverdb listening');
+    expect(listening?.code_cache).toBe('used');
 
     // GET / reads the version from package.json, found by walking up from the bundle.
     const root = await call(server, 'GET', '/');
@@ -68,6 +73,9 @@ describe('the bundled server (npm start)', () => {
     const client = new QdrantClient({ host: '127.0.0.1', port: grpcPort, https: false, checkCompatibility: false });
     const found = await client.api('points').search({ collectionName: 'bundled', vector: [0, 1, 0, 0], limit: 1n });
     expect(found.result.map((point) => point.id?.pointIdOptions.value)).toEqual([2n]);
+    // Reflection's package loads from node_modules with its own grpc-js beside the bundled one.
+    const reflection = await askReflection(grpcPort, { listServices: '' });
+    expect((reflection.listServicesResponse?.service ?? []).map((service) => service.name)).toContain('qdrant.Points');
 
     server.process.kill('SIGTERM');
     expect(await server.exited).toBe(0);
@@ -100,5 +108,20 @@ describe('the bundled server (npm start)', () => {
     }
     await server.kill('SIGTERM');
     server = undefined;
+  }, 60_000);
+
+  it('bundle — a start under other V8 flags compiles without the code cache and leaves it as the build wrote it', async () => {
+    const cache = join(projectRoot, 'dist', 'server', 'server.cjs.cache');
+    const written = readFileSync(cache);
+    const directory = await newDirectory();
+    server = await startChildServer(directory, { NODE_OPTIONS: '--max-old-space-size=3000' }, projectRoot, bundle);
+    await waitUntilReady(server.url);
+    const listening = server.logLines.map((line) => JSON.parse(line) as { msg: string; code_cache?: string }).find((line) => line.msg === 'quiverdb listening');
+    expect(listening?.code_cache).toBe('rejected');
+    server.process.kill('SIGTERM');
+    expect(await server.exited).toBe(0);
+    server = undefined;
+    // A plain start after it still finds the build's cache, unchanged.
+    expect(readFileSync(cache).equals(written)).toBe(true);
   }, 60_000);
 });

@@ -1,24 +1,13 @@
 // Server reflection (docs/api.md §14): a generic gRPC tool's view of the server. A grpc-js client
 // built from the reflection proto that @grpc/reflection ships lists the services and fetches the
 // file that declares qdrant.Points/Search, then decodes it to check the method's message types.
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
 import { fromBinary } from '@bufbuild/protobuf';
 import { FileDescriptorProtoSchema } from '@bufbuild/protobuf/wkt';
 import * as grpc from '@grpc/grpc-js';
-import { loadSync } from '@grpc/proto-loader';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lazyReflectionDefinitions, packageDefinitions } from '../../src/grpc/reflection.js';
 import { startGrpcServer, type GrpcTestServer } from './grpc-server.js';
-
-const require = createRequire(import.meta.url);
-const reflectionProto = (version: 'v1' | 'v1alpha') => join(dirname(require.resolve('@grpc/reflection/package.json')), 'build', 'proto', 'grpc', 'reflection', version, 'reflection.proto');
-
-interface ReflectionAnswer {
-  listServicesResponse?: { service: { name: string }[] };
-  fileDescriptorResponse?: { fileDescriptorProto: Buffer[] };
-  errorResponse?: { errorCode: number; errorMessage: string };
-}
+import { askReflection, type ReflectionAnswer } from './reflection-client.js';
 
 let server: GrpcTestServer;
 beforeAll(async () => {
@@ -28,26 +17,7 @@ afterAll(async () => {
   await server.stop();
 });
 
-/** One request on the bidirectional ServerReflectionInfo stream, and its one answer. */
-async function ask(request: Record<string, string>, version: 'v1' | 'v1alpha' = 'v1'): Promise<ReflectionAnswer> {
-  const definition = grpc.loadPackageDefinition(loadSync(reflectionProto(version), { keepCase: false, longs: String, defaults: false, oneofs: true })) as unknown as {
-    grpc: { reflection: Record<'v1' | 'v1alpha', { ServerReflection: grpc.ServiceClientConstructor }> };
-  };
-  const client = new definition.grpc.reflection[version].ServerReflection(`127.0.0.1:${server.grpcPort}`, grpc.credentials.createInsecure());
-  try {
-    return await new Promise<ReflectionAnswer>((resolve, reject) => {
-      const call = (client as unknown as { serverReflectionInfo(): grpc.ClientDuplexStream<unknown, ReflectionAnswer> }).serverReflectionInfo();
-      call.once('data', (answer: ReflectionAnswer) => {
-        resolve(answer);
-        call.end();
-      });
-      call.once('error', reject);
-      call.write(request);
-    });
-  } finally {
-    client.close();
-  }
-}
+const ask = (request: Record<string, string>, version: 'v1' | 'v1alpha' = 'v1'): Promise<ReflectionAnswer> => askReflection(server.grpcPort, request, version);
 
 describe('gRPC server reflection', () => {
   for (const version of ['v1', 'v1alpha'] as const) {
