@@ -76,6 +76,17 @@ async function main(): Promise<void> {
     await app.close().catch(() => undefined);
     process.exit(1);
   }
+  // The start is over: the gRPC door's message descriptors are built now, so no later call waits.
+  // They come with the bundle, so a failure is a broken install, refused like a door that cannot open.
+  if (config.service.grpc_port) {
+    try {
+      await app.grpc.describe();
+    } catch (describeError) {
+      logger.fatal({ err: describeError }, "could not build the gRPC door's descriptors; refusing to serve");
+      await app.close().catch(() => undefined);
+      process.exit(1);
+    }
+  }
 }
 
 main().catch((error: unknown) => {

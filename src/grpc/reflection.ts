@@ -6,7 +6,7 @@
 import { createRequire } from 'node:module';
 import { toBinary, type DescFile, type DescService } from '@bufbuild/protobuf';
 import { FileDescriptorProtoSchema } from '@bufbuild/protobuf/wkt';
-import type * as grpc from '@grpc/grpc-js';
+import * as grpc from '@grpc/grpc-js';
 import type { ReflectionService } from '@grpc/reflection';
 
 type PackageDefinition = ConstructorParameters<typeof ReflectionService>[0];
@@ -92,29 +92,31 @@ export function lazyReflectionDefinitions(): ServiceDefinition[] {
 }
 
 /**
- * Adds the reflection service, describing `services`, to `server`. Building it decodes and
- * indexes every file twice (once per API version), ~0.2 s of this thread, and few servers are
- * ever asked: so the services are registered now, with definitions that load the package only
- * for their first message and handlers that build the service on the first call
- * (docs/architecture.md §21).
+ * Adds the reflection service, describing the services `describe` gives, to `server`. Building
+ * it decodes and indexes every file twice (once per API version), ~0.2 s of this thread, and few
+ * servers are ever asked: so the services are registered now, with definitions that load the
+ * package only for their first message and handlers that build the service on the first call,
+ * once the served descriptors are built too (docs/architecture.md §21). A stream's messages wait
+ * in it until the real handler reads them.
  */
-export function addReflection(server: grpc.Server, services: readonly DescService[]): void {
-  let built: ReturnType<typeof recordedServices> | undefined;
-  const build = (): ReturnType<typeof recordedServices> => {
-    if (built) return built;
-    const fileDescriptorProtos = filesOf(services).map((file) => Buffer.from(toBinary(FileDescriptorProtoSchema, file.proto)));
-    // @grpc/reflection reads only `fileDescriptorProtos` of each entry (what @grpc/proto-loader
-    // would have produced from .proto files); the served services are the entries.
-    const definition = Object.fromEntries(services.map((service) => [service.typeName, { fileDescriptorProtos }])) as unknown as PackageDefinition;
-    built = recordedServices(new (reflection().ReflectionService)(definition));
-    return built;
-  };
+export function addReflection(server: grpc.Server, describe: () => Promise<readonly DescService[]>): void {
+  let built: Promise<ReturnType<typeof recordedServices>> | undefined;
+  const build = (): Promise<ReturnType<typeof recordedServices>> =>
+    (built ??= describe().then((services) => {
+      const fileDescriptorProtos = filesOf(services).map((file) => Buffer.from(toBinary(FileDescriptorProtoSchema, file.proto)));
+      // @grpc/reflection reads only `fileDescriptorProtos` of each entry (what @grpc/proto-loader
+      // would have produced from .proto files); the served services are the entries.
+      const definition = Object.fromEntries(services.map((service) => [service.typeName, { fileDescriptorProtos }])) as unknown as PackageDefinition;
+      return recordedServices(new (reflection().ReflectionService)(definition));
+    }));
   for (const definition of lazyReflectionDefinitions()) {
     const path = definition[reflectionMethod]!.path;
     const lazy: Implementation = {
-      [reflectionMethod]: ((...callArguments: unknown[]) => {
-        const handler = servedAt(build(), path).implementation[reflectionMethod] as (...handlerArguments: unknown[]) => void;
-        handler(...callArguments);
+      [reflectionMethod]: ((call: grpc.ServerDuplexStream<unknown, unknown>) => {
+        build().then(
+          (services) => (servedAt(services, path).implementation[reflectionMethod] as (stream: typeof call) => void)(call),
+          (error: unknown) => call.destroy(Object.assign(new Error('reflection failed'), { code: grpc.status.INTERNAL, details: error instanceof Error ? error.message : String(error) })),
+        );
       }) as Implementation[string],
     };
     server.addService(definition, lazy);

@@ -67,57 +67,103 @@ function encode(schema: DescMessage, message: unknown): Buffer {
 
 const passBytes = (bytes: Buffer): Buffer => bytes;
 
-function unaryMethod(method: DescMethod, handler: UnaryHandler, logger: Logger): grpc.handleUnaryCall<Buffer, Buffer> {
+/**
+ * A service as the transport registers it: its full name, the local names of its server-streaming
+ * methods, and its descriptor, given now or built on demand. Qdrant's descriptors take this
+ * thread ~0.1 s to build, so the door opens with names only and builds them after the start
+ * (or for the first call that comes sooner); docs/architecture.md §21.
+ */
+export interface ServiceSource<Service extends DescService> {
+  typeName: Service['typeName'];
+  serverStreaming?: readonly string[];
+  describe(): Service | Promise<Service>;
+}
+
+/** One registered method: grpc-js's path and stream kind, and the handler's key. */
+export interface MethodOutline {
+  path: string;
+  localName: string;
+  responseStream: boolean;
+}
+
+/**
+ * The methods `handlers` implement, as grpc-js registers them: a method's proto name is its
+ * local name with the first letter in upper case (protobuf-es lower-cases it; a rule checks
+ * every service against its descriptor).
+ */
+export function methodOutline(source: Pick<ServiceSource<DescService>, 'typeName' | 'serverStreaming'>, handlers: object): MethodOutline[] {
+  return Object.keys(handlers).map((localName) => ({
+    path: `/${source.typeName}/${localName.charAt(0).toUpperCase()}${localName.slice(1)}`,
+    localName,
+    responseStream: source.serverStreaming?.includes(localName) ?? false,
+  }));
+}
+
+/** The descriptor of one method, looked up once the service's descriptor is built, then kept. */
+function methodResolver(source: ServiceSource<DescService>, localName: string): () => DescMethod | Promise<DescMethod> {
+  let method: DescMethod | undefined;
+  return () =>
+    method ??
+    Promise.resolve(source.describe()).then((service) => {
+      const found = service.methods.find((candidate) => candidate.localName === localName);
+      if (found === undefined) throw new Error(`${service.typeName} has no method ${localName}`);
+      return (method = found);
+    });
+}
+
+function unaryMethod(outline: MethodOutline, resolve: () => DescMethod | Promise<DescMethod>, handler: UnaryHandler, logger: Logger): grpc.handleUnaryCall<Buffer, Buffer> {
   return (call, callback) => {
-    (async () => handler(decode(method.input, call.request) as never, contextOf(call.metadata)))().then(
-      (result) => {
+    (async () => {
+      const method = await resolve();
+      return { method, result: await handler(decode(method.input, call.request) as never, contextOf(call.metadata)) };
+    })().then(
+      ({ method, result }) => {
         let bytes: Buffer;
         try {
           bytes = encode(method.output, result);
         } catch (error) {
-          callback(statusOf(error, logger, method.name));
+          callback(statusOf(error, logger, outline.path));
           return;
         }
         callback(null, bytes);
       },
-      (error: unknown) => callback(statusOf(error, logger, method.name)),
+      (error: unknown) => callback(statusOf(error, logger, outline.path)),
     );
   };
 }
 
-function serverStreamMethod(method: DescMethod, handler: StreamHandler, logger: Logger): grpc.handleServerStreamingCall<Buffer, Buffer> {
+function serverStreamMethod(outline: MethodOutline, resolve: () => DescMethod | Promise<DescMethod>, handler: StreamHandler, logger: Logger): grpc.handleServerStreamingCall<Buffer, Buffer> {
   return (call) => {
     (async () => {
+      const method = await resolve();
       for await (const item of handler(decode(method.input, call.request) as never, contextOf(call.metadata))) {
         if (call.cancelled) return;
         call.write(encode(method.output, item));
       }
       call.end();
-    })().catch((error: unknown) => call.destroy(Object.assign(new Error('call failed'), statusOf(error, logger, method.name))));
+    })().catch((error: unknown) => call.destroy(Object.assign(new Error('call failed'), statusOf(error, logger, outline.path))));
   };
 }
 
-/** Adds `service` with `handlers` (keyed by the method's localName) to a grpc-js server. */
-export function addService<Service extends DescService>(server: grpc.Server, service: Service, handlers: ServiceHandlers<Service>, logger: Logger): void {
+/** Adds the service `source` names with `handlers` (keyed by the method's localName) to a grpc-js server. */
+export function addService<Service extends DescService>(server: grpc.Server, source: ServiceSource<Service>, handlers: ServiceHandlers<Service>, logger: Logger): void {
   const definition: Record<string, grpc.MethodDefinition<Buffer, Buffer>> = {};
   const implementation: grpc.UntypedServiceImplementation = {};
-  for (const method of service.methods) {
-    const handler = (handlers as Record<string, UnaryHandler | StreamHandler | undefined>)[method.localName];
-    if (handler === undefined) continue; // grpc-js answers UNIMPLEMENTED for a method not added
-    const serverStreaming = method.methodKind === 'server_streaming';
-    if (!serverStreaming && method.methodKind !== 'unary') continue;
-    definition[method.name] = {
-      path: `/${service.typeName}/${method.name}`,
+  for (const outline of methodOutline(source, handlers)) {
+    const handler = (handlers as Record<string, UnaryHandler | StreamHandler>)[outline.localName]!;
+    const resolve = methodResolver(source, outline.localName);
+    definition[outline.localName] = {
+      path: outline.path,
       requestStream: false,
-      responseStream: serverStreaming,
+      responseStream: outline.responseStream,
       requestSerialize: passBytes,
       requestDeserialize: passBytes,
       responseSerialize: passBytes,
       responseDeserialize: passBytes,
     };
-    implementation[method.name] = serverStreaming
-      ? serverStreamMethod(method, handler as StreamHandler, logger)
-      : unaryMethod(method, handler as UnaryHandler, logger);
+    implementation[outline.localName] = outline.responseStream
+      ? serverStreamMethod(outline, resolve, handler as StreamHandler, logger)
+      : unaryMethod(outline, resolve, handler as UnaryHandler, logger);
   }
   server.addService(definition, implementation);
 }
