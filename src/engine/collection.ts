@@ -367,6 +367,11 @@ export class Collection {
     return this.table.values();
   }
 
+  /** Every live slot, in order (cheaper than livePoints when only slots are read). */
+  liveSlots(): IterableIterator<number> {
+    return this.table.liveSlots();
+  }
+
   /** Every live point id, in slot order (cheaper than livePoints when only ids are read). */
   liveIds(): IterableIterator<PointId> {
     return this.table.liveIds();
