@@ -13,8 +13,11 @@ COPY .cargo ./.cargo
 COPY crates ./crates
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
-# The web dashboard's sources; `npm run build` bundles them into dist/dashboard (and the server into
-# dist/server/main.js).
+# The web dashboard's sources; `npm run build` bundles them into dist/dashboard, and the server into
+# dist/server (the launcher main.js and the bundle server.cjs). The server's build starts the bundle
+# once on 127.0.0.1 over a temporary directory: its clean exit writes V8's code cache of the bundle
+# (dist/server/server.cjs.cache, readable by all). The run stage's Node must be the build stage's
+# for V8 to accept it; if not, the server starts without it, only slower.
 COPY dashboard ./dashboard
 COPY scripts/build-in-place.mjs scripts/build-dashboard.mjs scripts/build-server.mjs ./scripts/
 RUN npm run build && npm prune --omit=dev
@@ -35,5 +38,5 @@ RUN mkdir -p /storage && chown node:node /storage
 USER node
 VOLUME ["/storage"]
 EXPOSE 6573 6574
-# The bundle of the server (scripts/build-server.mjs); dist/main.js runs the same code unbundled.
+# The launcher of the server's bundle (scripts/build-server.mjs); dist/main.js runs the same code unbundled.
 CMD ["node", "dist/server/main.js"]
