@@ -4,6 +4,7 @@
 //   npm run bench:memory -- --count 200000            200k x 768 (the issue's target is 2M)
 //   npm run bench:memory -- --count 20000 --dimension 128 --queries 50
 //   npm run bench:memory -- --count 2000000 --only int8 --squeeze    the issue's run, under a limit
+//   ... -- --ef 128,256,512                     also recall and QPS of the same queries at each hnsw_ef
 //
 // --only <text> runs only the modes whose name contains <text>. --squeeze (Linux, root, cgroup v1
 // memory controller) puts each child server in a memory cgroup of its own; once the collection is
@@ -40,6 +41,15 @@ function textOption(name: string): string | undefined {
 }
 
 const count = option('count', 2_000_000);
+// --ef 128,256,512: after the default search, the same queries with each `hnsw_ef` (recall/QPS per value).
+const efValues = (textOption('ef') ?? '')
+  .split(',')
+  .filter((text) => text !== '')
+  .map((text) => {
+    const value = Number(text);
+    if (!Number.isInteger(value) || value <= 0) throw new Error(`--ef needs positive integers, comma-separated: ${text}`);
+    return value;
+  });
 const only = textOption('only');
 const squeeze = process.argv.includes('--squeeze');
 const dimension = option('dimension', 768);
@@ -63,12 +73,18 @@ const modes = allModes.filter((mode) => only === undefined || mode.name.includes
 
 /** Clustered vectors (embedding-like), generated batch by batch so the bench holds none of them. */
 class Generator {
-  private readonly random = mulberry32(7);
+  private random = mulberry32(7);
   readonly centres: Float32Array;
 
-  constructor() {
+  /**
+   * The data's vectors continue the centres' random stream (`sampleSeed` absent); the queries
+   * draw from a stream of their own around the same centres, so no query is a stored point (until
+   * 2026-11-25 they were the first stored points, each its own nearest neighbour).
+   */
+  constructor(sampleSeed?: number) {
     this.centres = new Float32Array(clusters * dimension);
     for (let index = 0; index < this.centres.length; index += 1) this.centres[index] = this.gaussian() * 3;
+    if (sampleSeed !== undefined) this.random = mulberry32(sampleSeed);
   }
 
   gaussian(): number {
@@ -210,15 +226,19 @@ async function load(url: string, mode: Mode): Promise<number> {
   return (performance.now() - started) / 1000;
 }
 
-/** Recall@10 of the default search against `truth` (the exact scan's ids, measured when not given). */
-async function searchFigures(url: string, given?: number[][]): Promise<{ recall: number; qps: number; truth: number[][] }> {
-  const generator = new Generator();
+/**
+ * Recall@10 of the default search (or with `hnsw_ef` = `ef`) against `truth` (the exact scan's
+ * ids, measured when not given).
+ */
+async function searchFigures(url: string, given?: number[][], ef?: number): Promise<{ recall: number; qps: number; truth: number[][] }> {
+  const generator = new Generator(8);
   const queries = Array.from({ length: queryCount }, () => generator.vector());
   let hits = 0;
   const started = performance.now();
   const found: number[][] = [];
   for (const query of queries) {
-    const result = await call(url, 'POST', '/collections/bench/points/search', { vector: query, limit: 10, params: { quantization: { oversampling: 2 } } });
+    const params = { quantization: { oversampling: 2 }, ...(ef === undefined ? {} : { hnsw_ef: ef }) };
+    const result = await call(url, 'POST', '/collections/bench/points/search', { vector: query, limit: 10, params });
     found.push(result.result.map((hit: { id: number }) => hit.id));
   }
   const seconds = (performance.now() - started) / 1000;
@@ -261,6 +281,10 @@ async function run(mode: Mode): Promise<void> {
     const { recall, qps, truth } = await searchFigures(server.url);
     console.log(`\n${mode.name}: ${count} x ${dimension} (float32 data ${megabytes(float32Bytes)})`);
     console.log(`  upload + graph + codes: ${buildSeconds.toFixed(1)} s; recall@10 ${recall.toFixed(3)} at ${qps.toFixed(0)} QPS (one request at a time, oversampling 2)`);
+    for (const ef of efValues) {
+      const figures = await searchFigures(server.url, truth, ef);
+      console.log(`  hnsw_ef ${ef}: recall@10 ${figures.recall.toFixed(3)} at ${figures.qps.toFixed(0)} QPS`);
+    }
     const growth = loaded.rss - baseline.rss;
     console.log(`  RSS ${megabytes(loaded.rss)} (empty server ${megabytes(baseline.rss)}; anonymous ${megabytes(loaded.anonymous)}, file-backed ${megabytes(loaded.file)}); growth ${megabytes(growth)} = ${(growth / count).toFixed(0)} B/vector = ${(growth / float32Bytes).toFixed(2)}x float32; peak ${megabytes(loaded.peak)}`);
     console.log(`  kernel_memory ${JSON.stringify(info.result.kernel_memory)}`);
