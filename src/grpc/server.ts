@@ -32,10 +32,17 @@ export function qdrantDescriptorsRequested(): boolean {
   return qdrantDescriptors !== undefined;
 }
 
-const qdrant: ServiceSource<typeof Qdrant> = { typeName: 'qdrant.Qdrant', describe: async () => (await loadQdrantDescriptors()).Qdrant };
-const collections: ServiceSource<typeof Collections> = { typeName: 'qdrant.Collections', describe: async () => (await loadQdrantDescriptors()).Collections };
-const points: ServiceSource<typeof Points> = { typeName: 'qdrant.Points', describe: async () => (await loadQdrantDescriptors()).Points };
-const snapshots: ServiceSource<typeof Snapshots> = { typeName: 'qdrant.Snapshots', describe: async () => (await loadQdrantDescriptors()).Snapshots };
+type QdrantServiceName = 'Qdrant' | 'Collections' | 'Points' | 'Snapshots';
+
+/** One of Qdrant's services by name (`qdrant.<name>`), its descriptor from the shared load. */
+function qdrantSource<Name extends QdrantServiceName>(name: Name): ServiceSource<Awaited<ReturnType<typeof loadQdrantDescriptors>>[Name]> {
+  return { typeName: `qdrant.${name}`, describe: async () => (await loadQdrantDescriptors())[name] };
+}
+
+const qdrant: ServiceSource<typeof Qdrant> = qdrantSource('Qdrant');
+const collections: ServiceSource<typeof Collections> = qdrantSource('Collections');
+const points: ServiceSource<typeof Points> = qdrantSource('Points');
+const snapshots: ServiceSource<typeof Snapshots> = qdrantSource('Snapshots');
 // The health service's descriptor is small and stated by hand: built at once, so health checks
 // never wait on Qdrant's.
 const health: ServiceSource<typeof Health> = { typeName: Health.typeName, serverStreaming: ['watch'], describe: () => Health };
