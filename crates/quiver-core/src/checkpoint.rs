@@ -294,6 +294,9 @@ pub fn read_verified_mapped(path: &Path) -> KernelResult<(FileBytes, u32)> {
     read_verified_bytes(path, MAGIC, OLDEST_FORMAT_VERSION..=FORMAT_VERSION, Checksum::of_dense_version)
 }
 
+/// How much of a checkpoint the checksum pass reads before giving those pages back.
+const VERIFY_WINDOW_BYTES: usize = 32 << 20;
+
 fn read_verified_bytes(
     path: &Path,
     magic: &[u8; 8],
@@ -327,7 +330,15 @@ fn read_verified_bytes(
     }
     let body_length = bytes.len() - 4;
     let stored = u32::from_le_bytes(bytes[body_length..].try_into().unwrap());
-    let actual = checksum_of_version(version).of(&bytes[..body_length]);
+    // In windows, giving each back once summed: the loader reads the file again from its start,
+    // and a whole checkpoint held resident at once is what the release is there to avoid.
+    let mut running = Running::new(checksum_of_version(version));
+    for start in (0..body_length).step_by(VERIFY_WINDOW_BYTES) {
+        let end = (start + VERIFY_WINDOW_BYTES).min(body_length);
+        running.update(&bytes[start..end]);
+        bytes.release(start..end);
+    }
+    let actual = running.finish();
     if stored != actual {
         return Err(KernelError::corrupt(format!("{} fails its checksum (stored {stored:08x}, computed {actual:08x})", path.display())));
     }

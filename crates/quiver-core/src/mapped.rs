@@ -129,6 +129,16 @@ mod imp {
         }
     }
 
+    /// Takes the pages of `bytes` at `pointer` (page aligned) out of this process's memory map
+    /// without changing what they read: for a private mapping nobody wrote, the next read faults
+    /// the same file bytes back in from the page cache.
+    ///
+    /// # Safety
+    /// The range lies inside one `map_read_only` region that nothing has written.
+    pub unsafe fn release_read_only(pointer: *mut u8, bytes: usize) {
+        libc::madvise(pointer as *mut libc::c_void, bytes, libc::MADV_DONTNEED);
+    }
+
     /// How many bytes of the region are in RAM now (`mincore`), for the honest RSS figure.
     pub fn resident_bytes(pointer: *mut u8, bytes: usize) -> usize {
         // SAFETY: sysconf has no preconditions.
@@ -161,6 +171,10 @@ mod imp {
     /// Never called: `map_zeroed` and `map_anonymous` never succeed here.
     pub unsafe fn unmap(_pointer: *mut u8, _bytes: usize) {}
 
+    /// # Safety
+    /// As on Linux; nothing is mapped here, so there is nothing to release.
+    pub unsafe fn release_read_only(_pointer: *mut u8, _bytes: usize) {}
+
     pub fn map_read_only(_file: &std::fs::File, _bytes: usize) -> KernelResult<*mut u8> {
         Err(KernelError::invalid("read-only mapping needs Linux".to_string()))
     }
@@ -170,7 +184,7 @@ mod imp {
     }
 }
 
-pub use imp::{map_anonymous, map_read_only, map_zeroed, resident_bytes, unmap};
+pub use imp::{map_anonymous, map_read_only, map_zeroed, release_read_only, resident_bytes, unmap};
 
 /// The size of a transparent huge page on x86-64 and (with 4 KiB base pages) ARM64.
 pub const HUGE_PAGE_BYTES: usize = 2 << 20;
@@ -189,7 +203,9 @@ pub fn huge_pages() -> bool {
 
 /// A whole file's bytes, mapped read-only where the system allows it, else read into the heap;
 /// unmapped when dropped. The dense checkpoint loader reads through it (checkpoint.rs), so a
-/// large checkpoint does not double the process's anonymous memory while it loads.
+/// large checkpoint does not double the process's anonymous memory while it loads, and gives
+/// back the pages it has read (`release`), so the file's pages do not stay in the
+/// process's resident set beside the rows copied out of them (docs/architecture.md §15).
 pub struct FileBytes {
     pointer: *mut u8,
     /// Bytes visible through `Deref` (shortened by `truncate`).
@@ -214,12 +230,33 @@ impl FileBytes {
         Ok(FileBytes { pointer: std::ptr::null_mut(), length: owned.len(), mapped_length: 0, owned })
     }
 
+    /// Gives back the mapped pages of `range` once the caller has read everything before its
+    /// end: they stay readable (a later read faults them in again from the page cache) but
+    /// leave the process's resident set. Without it a restart held the whole checkpoint
+    /// resident next to the arena it was filling (bench/README.md, "Load peak"). The range is
+    /// widened down and narrowed up to whole release pages; returns where the next range
+    /// should start. A heap copy (no mapping) has nothing to give back.
+    pub fn release(&self, range: std::ops::Range<usize>) -> usize {
+        let start = range.start / RELEASE_PAGE_BYTES * RELEASE_PAGE_BYTES;
+        let end = range.end.min(self.mapped_length) / RELEASE_PAGE_BYTES * RELEASE_PAGE_BYTES;
+        if self.pointer.is_null() || end <= start {
+            return start.max(end);
+        }
+        // SAFETY: [start, end) is page aligned (the mapping starts on a page) and inside the
+        // read-only private mapping made in `open`, which nothing writes.
+        unsafe { release_read_only(self.pointer.add(start), end - start) };
+        end
+    }
+
     /// Keeps only the first `length` bytes visible (drops the stored checksum).
     pub fn truncate(&mut self, length: usize) {
         self.length = self.length.min(length);
         self.owned.truncate(length);
     }
 }
+
+/// A multiple of every page size `release` may meet (4 KiB and 64 KiB pages).
+const RELEASE_PAGE_BYTES: usize = 64 << 10;
 
 impl std::ops::Deref for FileBytes {
     type Target = [u8];
@@ -265,6 +302,42 @@ mod tests {
         // SAFETY: from map_zeroed above; `region` is not used after.
         unsafe { unmap(pointer, bytes) };
         std::fs::remove_dir_all(&directory).unwrap();
+    }
+
+    /// The `Rss` of the mapping that starts at `address`, from /proc/self/smaps.
+    fn mapping_resident_kilobytes(address: usize) -> usize {
+        let smaps = std::fs::read_to_string("/proc/self/smaps").unwrap();
+        let mut lines = smaps.lines().skip_while(|line| !line.starts_with(&format!("{address:x}-")));
+        assert!(lines.next().is_some(), "no mapping starts at {address:x}");
+        let rss = lines.find(|line| line.starts_with("Rss:")).unwrap();
+        rss.split_whitespace().nth(1).unwrap().parse().unwrap()
+    }
+
+    #[test]
+    fn released_file_pages_leave_the_resident_set_and_still_read_the_same_bytes() {
+        let path = std::env::temp_dir().join(format!("quiver-file-bytes-test-{}", std::process::id()));
+        let length = (8 << 20) + 12_345;
+        let contents: Vec<u8> = (0..length).map(|index| (index * 31 % 251) as u8).collect();
+        std::fs::write(&path, &contents).unwrap();
+        let file = std::fs::File::open(&path).unwrap();
+        let bytes = FileBytes::open(&file, length).unwrap();
+        let address = bytes.as_ptr() as usize;
+        assert_eq!(&bytes[..], &contents[..]);
+        assert!(mapping_resident_kilobytes(address) >= 8 << 10, "every page was read");
+        // The first half, then the rest: only whole release pages go.
+        let next = bytes.release(0..(4 << 20) + 100);
+        assert_eq!(next, 4 << 20);
+        let half = mapping_resident_kilobytes(address);
+        assert!(half <= (4 << 10) + 64, "{half} KiB resident after releasing the first 4 MiB");
+        bytes.release(next..usize::MAX);
+        assert!(mapping_resident_kilobytes(address) <= 64, "the last partial page may stay");
+        assert_eq!(&bytes[..], &contents[..], "released pages read the file again");
+        // Read again, they can be released again.
+        assert!(mapping_resident_kilobytes(address) >= 8 << 10);
+        bytes.release(0..length);
+        assert!(mapping_resident_kilobytes(address) <= 64);
+        drop(bytes);
+        std::fs::remove_file(&path).unwrap();
     }
 
     #[test]

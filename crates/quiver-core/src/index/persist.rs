@@ -122,7 +122,13 @@ impl VectorIndex {
         let shared = &*index.shared;
         shared.store.reserve(bound as usize)?;
         let mut scratch = vec![0f32; dimension];
+        let mut unreleased = 0;
         for slot in 0..bound {
+            // The rows read so far are in the arena now: their pages of the file can go
+            // (mapped.rs `FileBytes::release`), every 4,096 slots to keep the calls few.
+            if slot % 4096 == 0 {
+                unreleased = body.release(unreleased..decoder.position());
+            }
             match decoder.u8()? {
                 0 => {}
                 state @ (1 | 2) => {
