@@ -62,35 +62,65 @@ export function clusteredDataset(
  * so neighbourhoods overlap), and a little isotropic noise in every dimension. Unlike
  * `clusteredDataset`, the values that tell a point's true neighbours apart are not drowned by a
  * cluster centre, which is the situation bit codes are made for (bench/README.md, "Quantized").
+ *
+ * The model's parameters come from `seed`; rows continue the same random stream unless
+ * `sampleSeed` gives them one of their own (bench:memory streams millions of rows batch by
+ * batch, and draws its queries from a second stream around the same model).
  */
-export function embeddingLikeDataset(name: string, count: number, dimension: number, queryCount: number, seed: number): Dataset {
-  const uniform = seededUniform(seed);
-  const gaussian = (): number => Math.sqrt(-2 * Math.log(uniform())) * Math.cos(2 * Math.PI * uniform());
-  const rank = 64;
-  const topics = 200;
-  const isotropicNoise = 0.15;
-  const offset = Float32Array.from({ length: dimension }, () => gaussian() * 0.5);
-  // Directions: rank rows of `dimension` Gaussian values scaled to unit length on average.
-  const directions = Float32Array.from({ length: rank * dimension }, () => gaussian() / Math.sqrt(dimension));
-  const scale = Float32Array.from({ length: rank }, (_, index) => 1 / Math.sqrt(index + 1));
-  const topicCentres = Float32Array.from({ length: topics * rank }, () => gaussian());
-  const latent = new Float32Array(rank);
-  const draw = (rows: number): Float32Array => {
+export class EmbeddingLikeSource {
+  private static readonly rank = 64;
+  private static readonly topics = 200;
+  private static readonly isotropicNoise = 0.15;
+  private uniform: () => number;
+  private readonly offset: Float32Array;
+  private readonly directions: Float32Array;
+  private readonly scale: Float32Array;
+  private readonly topicCentres: Float32Array;
+  private readonly latent = new Float32Array(EmbeddingLikeSource.rank);
+
+  constructor(
+    readonly dimension: number,
+    seed: number,
+    sampleSeed?: number,
+  ) {
+    const { rank, topics } = EmbeddingLikeSource;
+    this.uniform = seededUniform(seed);
+    this.offset = Float32Array.from({ length: dimension }, () => this.gaussian() * 0.5);
+    // Directions: rank rows of `dimension` Gaussian values scaled to unit length on average.
+    this.directions = Float32Array.from({ length: rank * dimension }, () => this.gaussian() / Math.sqrt(dimension));
+    this.scale = Float32Array.from({ length: rank }, (_, index) => 1 / Math.sqrt(index + 1));
+    this.topicCentres = Float32Array.from({ length: topics * rank }, () => this.gaussian());
+    if (sampleSeed !== undefined) this.uniform = seededUniform(sampleSeed);
+  }
+
+  private gaussian(): number {
+    return Math.sqrt(-2 * Math.log(this.uniform())) * Math.cos(2 * Math.PI * this.uniform());
+  }
+
+  /** The next `rows` rows, one after another. */
+  draw(rows: number): Float32Array {
+    const { rank, topics, isotropicNoise } = EmbeddingLikeSource;
+    const { dimension, latent } = this;
     const output = new Float32Array(rows * dimension);
     for (let row = 0; row < rows; row += 1) {
-      const topic = Math.floor(uniform() * topics) * rank;
-      for (let index = 0; index < rank; index += 1) latent[index] = (topicCentres[topic + index]! + gaussian()) * scale[index]! * 4;
+      const topic = Math.floor(this.uniform() * topics) * rank;
+      for (let index = 0; index < rank; index += 1) latent[index] = (this.topicCentres[topic + index]! + this.gaussian()) * this.scale[index]! * 4;
       const base = row * dimension;
-      for (let column = 0; column < dimension; column += 1) output[base + column] = offset[column]! + gaussian() * isotropicNoise;
+      for (let column = 0; column < dimension; column += 1) output[base + column] = this.offset[column]! + this.gaussian() * isotropicNoise;
       for (let index = 0; index < rank; index += 1) {
         const weight = latent[index]!;
         const direction = index * dimension;
-        for (let column = 0; column < dimension; column += 1) output[base + column] = output[base + column]! + weight * directions[direction + column]!;
+        for (let column = 0; column < dimension; column += 1) output[base + column] = output[base + column]! + weight * this.directions[direction + column]!;
       }
     }
     return output;
-  };
-  const vectors = draw(count);
-  const queries = draw(queryCount);
+  }
+}
+
+/** `count` embedding-like points and `queryCount` queries continuing the same stream (EmbeddingLikeSource). */
+export function embeddingLikeDataset(name: string, count: number, dimension: number, queryCount: number, seed: number): Dataset {
+  const source = new EmbeddingLikeSource(dimension, seed);
+  const vectors = source.draw(count);
+  const queries = source.draw(queryCount);
   return { name, distance: 'Cosine', dimension, count, vectors, queries, queryCount };
 }

@@ -5,6 +5,12 @@
 //   npm run bench:memory -- --count 20000 --dimension 128 --queries 50
 //   npm run bench:memory -- --count 2000000 --only int8 --squeeze    the issue's run, under a limit
 //   ... -- --ef 128,256,512                     also recall and QPS of the same queries at each hnsw_ef
+//   ... -- --oversampling 2,4,8                 ... at each oversampling (default 2), for every ef
+//   ... -- --ignore                             ... and with `quantization.ignore` (the walk on the
+//                                               originals): the graph's own recall, without the codes
+//   ... -- --embedding-like                     the data of bench:ann's embedding-like set (a
+//                                               decaying spectrum and soft topics) instead of 64
+//                                               Gaussian clusters
 //
 // --only <text> runs only the modes whose name contains <text>. --squeeze (Linux, root, cgroup v1
 // memory controller) puts each child server in a memory cgroup of its own; once the collection is
@@ -15,7 +21,7 @@
 //   npm run bench:memory -- --points-only --count 1000000    ids + payloads (bench/memory/points.ts)
 //
 // Per mode a child server (`node --import tsx src/main.ts`, fsync on, default settings) gets
-// generated clustered data over HTTP, waits until the graph and codes are complete, then reports
+// generated data over HTTP, waits until the graph and codes are complete, then reports
 // the process's RSS split from /proc (anonymous vs file-backed), the kernel's own figures
 // (`kernel_memory` of GET C), build time, recall@10 of the default search against the exact
 // scan (`params.exact`) of the same server, and the QPS of that search, one request at a time.
@@ -26,6 +32,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startChildServer, waitUntilReady, type ChildServer } from '../../test/support/child-server.js';
 import { mulberry32 } from '../../test/support/seeded-random.js';
+import { EmbeddingLikeSource } from '../ann/data.js';
 
 function option(name: string, fallback: number): number {
   const position = process.argv.indexOf(`--${name}`);
@@ -40,16 +47,26 @@ function textOption(name: string): string | undefined {
   return position < 0 ? undefined : process.argv[position + 1];
 }
 
+/** `--name a,b,c`: positive numbers (integers unless `fractions`), or `fallback` when absent. */
+function numberList(name: string, fallback: number[], fractions = false): number[] {
+  const text = textOption(name);
+  if (text === undefined) return fallback;
+  return text
+    .split(',')
+    .filter((part) => part !== '')
+    .map((part) => {
+      const value = Number(part);
+      if (!(value > 0) || (!fractions && !Number.isInteger(value))) throw new Error(`--${name} needs positive ${fractions ? 'numbers' : 'integers'}, comma-separated: ${part}`);
+      return value;
+    });
+}
+
 const count = option('count', 2_000_000);
 // --ef 128,256,512: after the default search, the same queries with each `hnsw_ef` (recall/QPS per value).
-const efValues = (textOption('ef') ?? '')
-  .split(',')
-  .filter((text) => text !== '')
-  .map((text) => {
-    const value = Number(text);
-    if (!Number.isInteger(value) || value <= 0) throw new Error(`--ef needs positive integers, comma-separated: ${text}`);
-    return value;
-  });
+const efValues = numberList('ef', []);
+const oversamplingValues = numberList('oversampling', [2], true);
+const ignoreQuantization = process.argv.includes('--ignore');
+const embeddingLike = process.argv.includes('--embedding-like');
 const only = textOption('only');
 const squeeze = process.argv.includes('--squeeze');
 const dimension = option('dimension', 768);
@@ -71,8 +88,32 @@ const allModes: Mode[] = [
 
 const modes = allModes.filter((mode) => only === undefined || mode.name.includes(only));
 
-/** Clustered vectors (embedding-like), generated batch by batch so the bench holds none of them. */
-class Generator {
+/** Where the bench's vectors come from: `Generator` (clustered) or `EmbeddingLikeGenerator`. */
+interface VectorSource {
+  vector(): number[];
+}
+
+/** The embedding-like model of bench:ann (EmbeddingLikeSource), a row at a time, as JSON-ready numbers. */
+class EmbeddingLikeGenerator implements VectorSource {
+  private readonly source: EmbeddingLikeSource;
+
+  /** As `Generator`: the data continue the model's stream, the queries (`sampleSeed`) have their own. */
+  constructor(sampleSeed?: number) {
+    this.source = new EmbeddingLikeSource(dimension, 3, sampleSeed);
+  }
+
+  vector(): number[] {
+    return Array.from(this.source.draw(1), (value) => Number(value.toFixed(4)));
+  }
+}
+
+/** The data's source, or with `sampleSeed` the queries' (fresh draws of the same model). */
+function vectorSource(sampleSeed?: number): VectorSource {
+  return embeddingLike ? new EmbeddingLikeGenerator(sampleSeed) : new Generator(sampleSeed);
+}
+
+/** Clustered vectors, generated batch by batch so the bench holds none of them. */
+class Generator implements VectorSource {
   private random = mulberry32(7);
   readonly centres: Float32Array;
 
@@ -204,7 +245,7 @@ async function waitGreen(url: string, reportEveryMs = 60_000): Promise<void> {
 
 async function load(url: string, mode: Mode): Promise<number> {
   await call(url, 'PUT', '/collections/bench', { vectors: mode.vectors, ...(mode.quantization ? { quantization_config: mode.quantization } : {}) });
-  const generator = new Generator();
+  const generator = vectorSource();
   const started = performance.now();
   const progressStep = Math.max(batchSize, Math.ceil(count / 10 / batchSize) * batchSize);
   let next = 0;
@@ -226,18 +267,34 @@ async function load(url: string, mode: Mode): Promise<number> {
   return (performance.now() - started) / 1000;
 }
 
+/** What a search sends as `params` beyond the query: `hnsw_ef` and the quantization options. */
+interface SearchSettings {
+  ef?: number;
+  oversampling: number;
+  ignore?: boolean;
+}
+
+const defaultSettings: SearchSettings = { oversampling: 2 };
+
+function describe(settings: SearchSettings): string {
+  return `hnsw_ef ${settings.ef ?? 'default'}, ${settings.ignore ? 'quantization ignored' : `oversampling ${settings.oversampling}`}`;
+}
+
 /**
- * Recall@10 of the default search (or with `hnsw_ef` = `ef`) against `truth` (the exact scan's
- * ids, measured when not given).
+ * Recall@10 of the search with `settings` against `truth` (the exact scan's ids, measured when
+ * not given), and its QPS one request at a time.
  */
-async function searchFigures(url: string, given?: number[][], ef?: number): Promise<{ recall: number; qps: number; truth: number[][] }> {
-  const generator = new Generator(8);
+async function searchFigures(url: string, given?: number[][], settings = defaultSettings): Promise<{ recall: number; qps: number; truth: number[][] }> {
+  const generator = vectorSource(8);
   const queries = Array.from({ length: queryCount }, () => generator.vector());
   let hits = 0;
   const started = performance.now();
   const found: number[][] = [];
+  const params = {
+    quantization: { oversampling: settings.oversampling, ...(settings.ignore ? { ignore: true } : {}) },
+    ...(settings.ef === undefined ? {} : { hnsw_ef: settings.ef }),
+  };
   for (const query of queries) {
-    const params = { quantization: { oversampling: 2 }, ...(ef === undefined ? {} : { hnsw_ef: ef }) };
     const result = await call(url, 'POST', '/collections/bench/points/search', { vector: query, limit: 10, params });
     found.push(result.result.map((hit: { id: number }) => hit.id));
   }
@@ -251,6 +308,17 @@ async function searchFigures(url: string, given?: number[][], ef?: number): Prom
   }
   for (const [position, ids] of found.entries()) hits += ids.filter((id) => truth[position]!.includes(id)).length;
   return { recall: hits / (queries.length * 10), qps: queries.length / seconds, truth };
+}
+
+/** Every setting the options ask for beyond the default search: each ef (default first) by each oversampling, then ignored. */
+function sweep(): SearchSettings[] {
+  const efs = [undefined, ...efValues];
+  const settings: SearchSettings[] = [];
+  for (const ef of efs) {
+    for (const oversampling of oversamplingValues) settings.push({ ef, oversampling });
+    if (ignoreQuantization) settings.push({ ef, oversampling: 1, ignore: true });
+  }
+  return settings.filter((setting) => describe(setting) !== describe(defaultSettings));
 }
 
 /** Under --squeeze: the lowest limit the cgroup accepts, then RSS, recall and QPS under it. */
@@ -281,9 +349,9 @@ async function run(mode: Mode): Promise<void> {
     const { recall, qps, truth } = await searchFigures(server.url);
     console.log(`\n${mode.name}: ${count} x ${dimension} (float32 data ${megabytes(float32Bytes)})`);
     console.log(`  upload + graph + codes: ${buildSeconds.toFixed(1)} s; recall@10 ${recall.toFixed(3)} at ${qps.toFixed(0)} QPS (one request at a time, oversampling 2)`);
-    for (const ef of efValues) {
-      const figures = await searchFigures(server.url, truth, ef);
-      console.log(`  hnsw_ef ${ef}: recall@10 ${figures.recall.toFixed(3)} at ${figures.qps.toFixed(0)} QPS`);
+    for (const settings of sweep()) {
+      const figures = await searchFigures(server.url, truth, settings);
+      console.log(`  ${describe(settings)}: recall@10 ${figures.recall.toFixed(3)} at ${figures.qps.toFixed(0)} QPS`);
     }
     const growth = loaded.rss - baseline.rss;
     console.log(`  RSS ${megabytes(loaded.rss)} (empty server ${megabytes(baseline.rss)}; anonymous ${megabytes(loaded.anonymous)}, file-backed ${megabytes(loaded.file)}); growth ${megabytes(growth)} = ${(growth / count).toFixed(0)} B/vector = ${(growth / float32Bytes).toFixed(2)}x float32; peak ${megabytes(loaded.peak)}`);
@@ -292,13 +360,18 @@ async function run(mode: Mode): Promise<void> {
     await server.kill('SIGTERM');
     await dropCgroup(group);
     if (squeeze) group = await enterCgroup('restart');
+    const restartStarted = performance.now();
     server = await startChildServer(directory);
     if (squeeze) await leaveCgroup();
     await waitUntilReady(server.url, '/collections/bench', 1_800_000);
+    const readySeconds = (performance.now() - restartStarted) / 1000;
     await waitGreen(server.url);
+    const greenSeconds = (performance.now() - restartStarted) / 1000;
     const restarted = await memoryOf(server.process.pid!);
     const again = await call(server.url, 'GET', '/collections/bench');
-    console.log(`  after a restart (checkpoint load, codes rebuilt): RSS ${megabytes(restarted.rss)} (anonymous ${megabytes(restarted.anonymous)}, file-backed ${megabytes(restarted.file)}) = ${((restarted.rss - baseline.rss) / float32Bytes).toFixed(2)}x float32 over the empty server; load peak ${megabytes(restarted.peak)}`);
+    const reloaded = await searchFigures(server.url, truth);
+    console.log(`  after a restart (checkpoint load, codes rebuilt): the collection answered ${readySeconds.toFixed(1)} s after spawn, green at ${greenSeconds.toFixed(1)} s; recall@10 ${reloaded.recall.toFixed(3)} at ${reloaded.qps.toFixed(0)} QPS`);
+    console.log(`    RSS ${megabytes(restarted.rss)} (anonymous ${megabytes(restarted.anonymous)}, file-backed ${megabytes(restarted.file)}) = ${((restarted.rss - baseline.rss) / float32Bytes).toFixed(2)}x float32 over the empty server; load peak ${megabytes(restarted.peak)}`);
     console.log(`  kernel_memory ${JSON.stringify(again.result.kernel_memory)}`);
     if (group !== undefined) await squeezed(server, group, float32Bytes, truth);
   } finally {
@@ -309,7 +382,7 @@ async function run(mode: Mode): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  console.log(`bench:memory: ${count} x ${dimension}, batches of ${batchSize}, ${requestsInFlight} requests in flight, ${queryCount} queries`);
+  console.log(`bench:memory: ${count} x ${dimension} ${embeddingLike ? 'embedding-like' : 'clustered'}, batches of ${batchSize}, ${requestsInFlight} requests in flight, ${queryCount} queries`);
   if (modes.length === 0) throw new Error(`--only ${only}: no mode's name contains it (${allModes.map((mode) => mode.name).join('; ')})`);
   for (const mode of modes) await run(mode);
 }
