@@ -2,17 +2,22 @@
 //! the container (encoding, checksum, atomic write, verified read); index/persist.rs decides
 //! what the index writes into it and hnsw/persist.rs writes the graph section.
 //!
-//! Layout (little endian), format version 4 (versions 1 to 3 are still read: 1 has no binding,
+//! Layout (little endian), format version 5 (versions 1 to 4 are still read: 1 has no binding,
 //! neither 1 nor 2 has the datatype byte, so both load as float32; 1 to 3 end in a CRC-32):
 //!   magic "QUIVERIX" | u32 version | binding (version 2+: u16 length + UTF-8 bytes) | u32 dimension | u8 metric |
-//!   u8 datatype (version 3: 0 float32, 1 float16, 2 uint8; rows are still written as f32) | u32 m | u32 ef_construct |
+//!   u8 datatype (version 3+: 0 float32, 1 float16, 2 uint8) | u32 m | u32 ef_construct |
 //!   u32 full_scan_threshold | u32 indexing_threads | u64 last_operation_id | u32 slot_bound |
-//!   per slot: u8 state (0 empty, 1 live, 2 deleted) [+ dimension f32 when not empty] |
+//!   rows, version 5: slot_bound × u8 state (0 empty, 1 live, 2 deleted), zeros up to a multiple
+//!     of ROW_BLOCK_ALIGNMENT from the file's start, then slot_bound rows of dimension values in
+//!     the datatype's own element type (f32, f16 bits, u8), slot order, an empty slot's row zero;
+//!   rows, versions 1 to 4: per slot u8 state [+ dimension f32 when not empty] |
 //!   graph section (see hnsw::Graph::write_to) | u32 checksum of every byte before it: CRC-32C
 //!   (Castagnoli) from version 4, CRC-32 (IEEE) before.
 //! Version 4 changed only the checksum: CRC-32C has a CPU instruction (SSE 4.2, ARMv8 CRC), so
 //! verifying a whole checkpoint at start-up runs at memory speed instead of ~1 GB/s for the
-//! table-driven CRC-32 (docs/architecture.md §21).
+//! table-driven CRC-32 (docs/architecture.md §21). Version 5 gathered the rows into one aligned
+//! block, so an `on_disk` index reads them where they are instead of copying every row into
+//! its working files at load (docs/architecture.md §15).
 //! Written to a temporary file, fsynced, renamed over the target, then the directory is
 //! fsynced, so a crash leaves either the old file or the new one. On load the checksum is
 //! verified before anything is parsed: a corrupt or truncated file is refused, never loaded.
@@ -31,7 +36,13 @@ use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 pub const MAGIC: &[u8; 8] = b"QUIVERIX";
-pub const FORMAT_VERSION: u32 = 4;
+pub const FORMAT_VERSION: u32 = 5;
+/// The first dense format version whose rows are one aligned block after the slot states (in
+/// the element type, readable in place); earlier ones interleave a state byte and f32 values.
+pub const ROW_BLOCK_FROM_VERSION: u32 = 5;
+/// Where a version 5 row block starts: a multiple of this many bytes from the file's start, so
+/// a mapping of the file (page aligned) holds it on a page boundary.
+pub const ROW_BLOCK_ALIGNMENT: u64 = 4096;
 /// The first dense format version whose trailer is a CRC-32C; earlier ones end in a CRC-32.
 pub const CASTAGNOLI_FROM_VERSION: u32 = 4;
 
@@ -127,6 +138,8 @@ pub fn check_binding(binding: &str) -> KernelResult<()> {
 pub struct Encoder<W: Write> {
     inner: W,
     crc: Running,
+    /// Bytes written so far (the file offset of the next byte).
+    written: u64,
 }
 
 impl<W: Write> Encoder<W> {
@@ -136,12 +149,24 @@ impl<W: Write> Encoder<W> {
     }
 
     pub fn with_checksum(inner: W, checksum: Checksum) -> Encoder<W> {
-        Encoder { inner, crc: Running::new(checksum) }
+        Encoder { inner, crc: Running::new(checksum), written: 0 }
     }
 
     pub fn bytes(&mut self, bytes: &[u8]) -> std::io::Result<()> {
         self.crc.update(bytes);
+        self.written += bytes.len() as u64;
         self.inner.write_all(bytes)
+    }
+
+    /// Bytes written so far: where the next one lands in the file.
+    pub fn position(&self) -> u64 {
+        self.written
+    }
+
+    /// Zero bytes up to the next multiple of `alignment` from the file's start.
+    pub fn pad_to(&mut self, alignment: u64) -> std::io::Result<()> {
+        let padding = (alignment - self.written % alignment) % alignment;
+        self.bytes(&vec![0u8; padding as usize])
     }
 
     pub fn u8(&mut self, value: u8) -> std::io::Result<()> {

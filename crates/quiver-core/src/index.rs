@@ -218,16 +218,27 @@ impl VectorIndex {
     /// A new index keeping its original vectors in `storage`.
     pub fn with_storage(params: IndexParams, storage: VectorStorage) -> KernelResult<VectorIndex> {
         params.validate()?;
+        let store = Self::store_for(&params, storage)?;
+        Ok(Self::with_store(params, store))
+    }
+
+    /// An empty vector store for `params` in `storage`.
+    pub(crate) fn store_for(params: &IndexParams, storage: VectorStorage) -> KernelResult<VectorStore> {
         let space = Space::new(params.metric);
-        let graph = Graph::new(params.graph_params());
-        let store = match storage {
+        Ok(match storage {
             VectorStorage::Ram => VectorStore::typed(params.dimension, space, params.datatype, None),
             VectorStorage::OnDisk(_) if !crate::mapped::AVAILABLE => {
                 return Err(KernelError::invalid("on_disk vectors need memory-mapped files, available on Linux only".to_string()));
             }
             VectorStorage::OnDisk(directory) => VectorStore::typed(params.dimension, space, params.datatype, Some(directory)),
-        };
-        Ok(VectorIndex {
+        })
+    }
+
+    /// An index over `store` (validated `params`; a checkpoint load may hand in a store that
+    /// already holds rows: index/persist.rs).
+    pub(crate) fn with_store(params: IndexParams, store: VectorStore) -> VectorIndex {
+        let graph = Graph::new(params.graph_params());
+        VectorIndex {
             shared: Arc::new(Shared {
                 store,
                 graph,
@@ -238,7 +249,7 @@ impl VectorIndex {
                 quantization: RwLock::new(quantized::QuantizationState::default()),
                 params,
             }),
-        })
+        }
     }
 
     /// The candidate list a search walks with when it names none: the index's `ef_construct`,

@@ -253,8 +253,9 @@ fn a_checkpoint_returns_the_binding_it_was_saved_with_and_a_version_1_file_is_un
     let (loaded, operation, binding) = VectorIndex::load_bound(&path).unwrap();
     assert_eq!((operation, binding.as_str()), (9, "database-a/incarnation-b"));
     assert_eq!(loaded.stats().count, 300);
-    // A version 1 file: the same bytes without the binding section and the datatype byte
-    // (version 3), re-checksummed.
+    // A version 1 file: version 4's bytes (rows interleaved, as version 1 had them) without the
+    // binding section and the datatype byte, re-checksummed with a CRC-32.
+    index.save_as(&path, 9, "database-a/incarnation-b", 4).unwrap();
     let bytes = std::fs::read(&path).unwrap();
     let length = u16::from_le_bytes(bytes[12..14].try_into().unwrap()) as usize;
     let mut old = [&bytes[..8], &1u32.to_le_bytes(), &bytes[14 + length..19 + length], &bytes[20 + length..bytes.len() - 4]].concat();

@@ -139,6 +139,14 @@ mod imp {
         libc::madvise(pointer as *mut libc::c_void, bytes, libc::MADV_DONTNEED);
     }
 
+    /// Tells the system that `bytes` at `pointer` (page aligned) will be read at random.
+    ///
+    /// # Safety
+    /// The range lies inside one mapping of this module's.
+    pub unsafe fn advise_random(pointer: *mut u8, bytes: usize) {
+        libc::madvise(pointer as *mut libc::c_void, bytes, libc::MADV_RANDOM);
+    }
+
     /// How many bytes of the region are in RAM now (`mincore`), for the honest RSS figure.
     pub fn resident_bytes(pointer: *mut u8, bytes: usize) -> usize {
         // SAFETY: sysconf has no preconditions.
@@ -175,6 +183,10 @@ mod imp {
     /// As on Linux; nothing is mapped here, so there is nothing to release.
     pub unsafe fn release_read_only(_pointer: *mut u8, _bytes: usize) {}
 
+    /// # Safety
+    /// As on Linux; nothing is mapped here, so there is nothing to advise.
+    pub unsafe fn advise_random(_pointer: *mut u8, _bytes: usize) {}
+
     pub fn map_read_only(_file: &std::fs::File, _bytes: usize) -> KernelResult<*mut u8> {
         Err(KernelError::invalid("read-only mapping needs Linux".to_string()))
     }
@@ -184,7 +196,7 @@ mod imp {
     }
 }
 
-pub use imp::{map_anonymous, map_read_only, map_zeroed, release_read_only, resident_bytes, unmap};
+pub use imp::{advise_random, map_anonymous, map_read_only, map_zeroed, release_read_only, resident_bytes, unmap};
 
 /// The size of a transparent huge page on x86-64 and (with 4 KiB base pages) ARM64.
 pub const HUGE_PAGE_BYTES: usize = 2 << 20;
@@ -215,8 +227,10 @@ pub struct FileBytes {
     owned: Vec<u8>,
 }
 
-// SAFETY: the mapping is read-only and private to this value; nothing writes through it.
+// SAFETY: the mapping is read-only and private to this value; nothing writes through it, and
+// `release` only asks the system to drop pages, which read the same bytes again afterwards.
 unsafe impl Send for FileBytes {}
+unsafe impl Sync for FileBytes {}
 
 impl FileBytes {
     pub fn open(file: &std::fs::File, length: usize) -> std::io::Result<FileBytes> {
@@ -246,6 +260,39 @@ impl FileBytes {
         // read-only private mapping made in `open`, which nothing writes.
         unsafe { release_read_only(self.pointer.add(start), end - start) };
         end
+    }
+
+    /// Whether the bytes are a mapping of the file (not a heap copy).
+    pub fn is_mapped(&self) -> bool {
+        !self.pointer.is_null()
+    }
+
+    /// Asks for `range` to be read a page at a time from now on (`MADV_RANDOM`), as the arena's
+    /// own files are: rows adopted by an `on_disk` store are read where searches land, not in
+    /// file order (the whole file was mapped for one sequential pass).
+    pub fn expect_random_reads(&self, range: std::ops::Range<usize>) {
+        let start = range.start / RELEASE_PAGE_BYTES * RELEASE_PAGE_BYTES;
+        let end = range.end.min(self.mapped_length);
+        if self.pointer.is_null() || end <= start {
+            return;
+        }
+        // SAFETY: [start, end) lies inside the mapping made in `open` and starts on a page.
+        unsafe { advise_random(self.pointer.add(start), end - start) };
+    }
+
+    /// How much of `range` is in RAM now (`mincore`, from the page holding its start); all of it
+    /// for a heap copy.
+    pub fn resident_bytes(&self, range: std::ops::Range<usize>) -> usize {
+        let end = range.end.min(self.length);
+        if range.start >= end {
+            return 0;
+        }
+        if self.pointer.is_null() {
+            return end - range.start;
+        }
+        let start = range.start / RELEASE_PAGE_BYTES * RELEASE_PAGE_BYTES;
+        // SAFETY: inside the mapping; `resident_bytes` only asks the system about it.
+        resident_bytes(unsafe { self.pointer.add(start) }, end - start)
     }
 
     /// Keeps only the first `length` bytes visible (drops the stored checksum).

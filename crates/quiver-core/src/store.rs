@@ -5,6 +5,10 @@
 //! new row and republishes, so no reader ever sees a half-written vector and no lock is needed
 //! to read. Replaced rows are garbage until compaction rebuilds the store.
 //! Deleted slots keep their row (the graph still walks through them) with a tombstone bit.
+//!
+//! An `on_disk` store loaded from a version 5 checkpoint reads its loaded rows where they are,
+//! in the checkpoint file's row block (`AdoptedRows`), instead of copying them into the arena:
+//! rows below `adopted_rows` are the file's, later rows are the arena's, numbered from 0 there.
 
 use crate::distance::row::f16_from_f32;
 use crate::distance::{Datatype, Row, Space};
@@ -92,6 +96,15 @@ impl Arena {
     }
 }
 
+/// A checkpoint's row block read in place: `rows` rows of the store's element type, one per
+/// slot, starting `offset` bytes into `bytes` (a read-only mapping of the whole file, kept alive
+/// here). Never written: new rows go to the arena.
+pub struct AdoptedRows {
+    pub bytes: std::sync::Arc<crate::mapped::FileBytes>,
+    pub offset: usize,
+    pub rows: usize,
+}
+
 pub struct VectorStore {
     dimension: usize,
     datatype: Datatype,
@@ -105,6 +118,13 @@ pub struct VectorStore {
     slot_bound: AtomicU32,
     live: AtomicUsize,
     deleted: AtomicUsize,
+    /// Rows read from a checkpoint in place (module comment); None for a store that copied.
+    adopted: Option<AdoptedRows>,
+    /// `adopted`'s row count (0 without): the first row that is the arena's.
+    adopted_rows: usize,
+    /// Address of adopted row 0 (0 without): rows are `row_bytes` apart from it.
+    adopted_start: usize,
+    row_bytes: usize,
 }
 
 impl VectorStore {
@@ -135,6 +155,68 @@ impl VectorStore {
             slot_bound: AtomicU32::new(0),
             live: AtomicUsize::new(0),
             deleted: AtomicUsize::new(0),
+            adopted: None,
+            adopted_rows: 0,
+            adopted_start: 0,
+            row_bytes: dimension * datatype.bytes_per_component(),
+        }
+    }
+
+    /// This empty store with `adopted`'s rows as rows `0..adopted.rows`, and slot `s` holding
+    /// row `s` where `states[s]` is 1 (live) or 2 (deleted); 0 is an empty slot, whose row is
+    /// never read. The next row written is the arena's first.
+    pub fn adopting(mut self, adopted: AdoptedRows, states: &[u8]) -> crate::error::KernelResult<VectorStore> {
+        let length = adopted.rows.checked_mul(self.row_bytes).and_then(|length| length.checked_add(adopted.offset));
+        if length.is_none_or(|end| end > adopted.bytes.len()) || states.len() != adopted.rows || adopted.rows > MAX_ROWS as usize {
+            return Err(crate::error::KernelError::corrupt(format!("a row block of {} rows does not fit its file", adopted.rows)));
+        }
+        let start = adopted.bytes.as_ptr() as usize + adopted.offset;
+        if !start.is_multiple_of(std::mem::align_of::<f32>()) || self.next_row.load(Ordering::Acquire) != 0 {
+            return Err(crate::error::KernelError::invalid("rows can be adopted only aligned, into an empty store".to_string()));
+        }
+        self.adopted_rows = adopted.rows;
+        self.adopted_start = start;
+        self.adopted = Some(adopted);
+        let (mut live, mut deleted) = (0, 0);
+        for (slot, state) in states.iter().enumerate() {
+            let tombstone = match state {
+                0 => continue,
+                1 => 0,
+                2 => DELETED,
+                other => return Err(crate::error::KernelError::corrupt(format!("slot {slot} has unknown state {other}"))),
+            };
+            self.slots.ensure(slot);
+            self.slots.row(slot)[0].store((slot as u32 + 1) | tombstone, Ordering::Relaxed);
+            if tombstone == 0 {
+                live += 1;
+            } else {
+                deleted += 1;
+            }
+            self.slot_bound.store(slot as u32 + 1, Ordering::Relaxed);
+        }
+        self.live.store(live, Ordering::Release);
+        self.deleted.store(deleted, Ordering::Release);
+        self.next_row.store(self.adopted_rows as u32, Ordering::Release);
+        Ok(self)
+    }
+
+    /// Row `row` of the store: adopted, or the arena's.
+    #[inline(always)]
+    fn arena_row(&self, row: usize) -> Row<'_> {
+        if row < self.adopted_rows {
+            let start = self.adopted_start + row * self.row_bytes;
+            // SAFETY: `adopting` checked that `adopted_rows` rows of `row_bytes` from
+            // `adopted_start` lie inside the mapping `adopted` keeps alive, aligned for the
+            // element type; nothing writes them.
+            unsafe {
+                match self.datatype {
+                    Datatype::Float32 => Row::F32(std::slice::from_raw_parts(start as *const f32, self.dimension)),
+                    Datatype::Float16 => Row::F16(std::slice::from_raw_parts(start as *const u16, self.dimension)),
+                    Datatype::Uint8 => Row::U8(std::slice::from_raw_parts(start as *const u8, self.dimension)),
+                }
+            }
+        } else {
+            self.arena.row(row - self.adopted_rows)
         }
     }
 
@@ -165,7 +247,7 @@ impl VectorStore {
         if entry == 0 {
             return None;
         }
-        let vector = self.arena.row(((entry & ROW_MASK) - 1) as usize);
+        let vector = self.arena_row(((entry & ROW_MASK) - 1) as usize);
         let (start, length) = vector.bytes();
         crate::prefetch::lines(start, length.min(PREFETCH_BYTES));
         Some((vector, entry & DELETED == 0))
@@ -222,7 +304,7 @@ impl VectorStore {
         if entry == 0 || entry & DELETED != 0 {
             return None;
         }
-        Some(self.arena.row(((entry & ROW_MASK) - 1) as usize))
+        Some(self.arena_row(((entry & ROW_MASK) - 1) as usize))
     }
 
     /// The vector of a live or deleted slot (deleted ones are still walked through).
@@ -232,7 +314,7 @@ impl VectorStore {
         if entry == 0 {
             return None;
         }
-        Some(self.arena.row(((entry & ROW_MASK) - 1) as usize))
+        Some(self.arena_row(((entry & ROW_MASK) - 1) as usize))
     }
 
     /// The arena row of `slot` and whether it is live, from one slot-table read (quantized
@@ -253,7 +335,7 @@ impl VectorStore {
 
     /// The vector in arena row `row` (< `next_row()`), published or replaced.
     pub fn row_vector(&self, row: u32) -> Row<'_> {
-        self.arena.row(row as usize)
+        self.arena_row(row as usize)
     }
 
     /// A stored row as a float32 vector that compares with other rows the way a prepared query
@@ -331,14 +413,19 @@ impl VectorStore {
         with_rows!(&self.arena, rows => rows.allocated_bytes()) + self.slots.allocated_bytes()
     }
 
-    /// Bytes of the memory-mapped arena (`on_disk`), 0 when the vectors are on the heap.
+    /// Bytes of the memory-mapped arena (`on_disk`) and adopted rows, 0 when the vectors are on
+    /// the heap.
     pub fn mapped_bytes(&self) -> usize {
-        with_rows!(&self.arena, rows => rows.mapped_bytes())
+        with_rows!(&self.arena, rows => rows.mapped_bytes()) + self.adopted_rows * self.row_bytes
     }
 
-    /// The part of the mapped arena in RAM now (O(pages): monitoring only).
+    /// The part of the mapped arena and adopted rows in RAM now (O(pages): monitoring only).
     pub fn mapped_resident_bytes(&self) -> usize {
-        with_rows!(&self.arena, rows => rows.mapped_resident_bytes())
+        let adopted = self
+            .adopted
+            .as_ref()
+            .map_or(0, |adopted| adopted.bytes.resident_bytes(adopted.offset..adopted.offset + adopted.rows * self.row_bytes));
+        with_rows!(&self.arena, rows => rows.mapped_resident_bytes()) + adopted
     }
 
     pub fn is_on_disk(&self) -> bool {
@@ -361,8 +448,9 @@ impl VectorStore {
         if last >= MAX_ROWS as usize {
             return Err(crate::error::KernelError::invalid("the vector arena is full".to_string()));
         }
-        // One step per segment from the next row's to the last row's (at most 32).
-        let mut row = next;
+        // One step per segment from the next row's to the last row's (at most 32), in the
+        // arena's own numbering (adopted rows are not its).
+        let (mut row, last) = (next - self.adopted_rows, last - self.adopted_rows);
         while row <= last {
             with_rows!(&self.arena, rows => rows.try_ensure(row))?;
             row = with_rows!(&self.arena, rows => rows.segment_end(row));
@@ -375,7 +463,7 @@ impl VectorStore {
     pub fn put(&self, slot: u32, vector: &[f32]) -> SlotState {
         debug_assert_eq!(vector.len(), self.dimension);
         let row = self.fresh_row();
-        self.arena.write(row as usize, vector);
+        self.arena.write(row as usize - self.adopted_rows, vector);
         self.publish(slot, row)
     }
 
@@ -386,10 +474,10 @@ impl VectorStore {
         let row = self.fresh_row();
         match &self.arena {
             // SAFETY: row `row` is fresh: no slot points to it until `publish`, so nobody reads it.
-            Arena::Float32(rows) => fill(unsafe { rows.row_mut(row as usize) })?,
+            Arena::Float32(rows) => fill(unsafe { rows.row_mut(row as usize - self.adopted_rows) })?,
             _ => {
                 fill(scratch)?;
-                self.arena.write(row as usize, scratch);
+                self.arena.write(row as usize - self.adopted_rows, scratch);
             }
         }
         Ok(self.publish(slot, row))
@@ -399,7 +487,7 @@ impl VectorStore {
     fn fresh_row(&self) -> u32 {
         let row = self.next_row.load(Ordering::Relaxed);
         assert!(row < MAX_ROWS, "vector arena is full");
-        with_rows!(&self.arena, rows => rows.ensure(row as usize));
+        with_rows!(&self.arena, rows => rows.ensure(row as usize - self.adopted_rows));
         row
     }
 

@@ -155,9 +155,10 @@ fn a_checkpoint_keeps_the_datatype_and_every_value_and_a_version_2_file_loads_as
         assert_eq!(bits(on_disk.vectors(&all)), bits(index.vectors(&all)));
         assert!(on_disk.stats().mapped_bytes > 0 && on_disk.stats().mapped_bytes <= index.shared.store.memory_bytes());
     }
-    // A version 2 file: the version 3 bytes without the datatype byte, re-checksummed.
+    // A version 2 file: version 4's bytes (rows interleaved, as version 2 had them) without the
+    // datatype byte, re-checksummed with version 2's CRC-32.
     let data = clustered(50, dimension, 2, 1);
-    filled(params(dimension, Metric::Euclid, Datatype::Float32), &data).save_bound(&path, 1, "b").unwrap();
+    filled(params(dimension, Metric::Euclid, Datatype::Float32), &data).save_as(&path, 1, "b", 4).unwrap();
     let bytes = std::fs::read(&path).unwrap();
     let length = u16::from_le_bytes(bytes[12..14].try_into().unwrap()) as usize;
     let mut old = [&bytes[..8], &2u32.to_le_bytes(), &bytes[12..19 + length], &bytes[20 + length..bytes.len() - 4]].concat();

@@ -114,3 +114,137 @@ fn the_mapped_checkpoint_reader_refuses_a_flipped_byte_a_truncated_file_and_an_e
     assert_eq!(load(&good), Ok(()));
     let _ = std::fs::remove_dir_all(&directory);
 }
+
+/// `count` rows of `dimension` values `datatype` holds exactly (uint8: integers 0..=255).
+fn typed_data(datatype: crate::distance::Datatype, count: usize, dimension: usize, seed: u64) -> Vec<f32> {
+    let data = clustered(count, dimension, 6, seed);
+    match datatype {
+        crate::distance::Datatype::Uint8 => data.iter().map(|value| (value * 20.0 + 128.0).round().clamp(0.0, 255.0)).collect(),
+        _ => data.iter().map(|value| (value * 64.0).round() / 64.0).collect(),
+    }
+}
+
+fn bits(values: Vec<f32>) -> Vec<u32> {
+    values.iter().map(|value| value.to_bits()).collect()
+}
+
+#[test]
+fn an_on_disk_index_reads_a_version_5_checkpoints_rows_in_place_and_writes_new_rows_to_its_own_files() {
+    use crate::distance::Datatype;
+    let dimension = 16;
+    for datatype in [Datatype::Float32, Datatype::Float16, Datatype::Uint8] {
+        let directory = scratch(&format!("adopted-{datatype:?}"));
+        let params = IndexParams { datatype, ..params(dimension) };
+        let data = typed_data(datatype, 1500, dimension, 9);
+        let index = VectorIndex::with_storage(params, VectorStorage::OnDisk(directory.join("arena"))).unwrap();
+        index.upsert(&slots(1500), &data).unwrap();
+        index.wait_indexed();
+        index.delete(&[3, 4]);
+        let file = directory.join("vector.qvi");
+        index.save(&file, 7).unwrap();
+
+        let (loaded, operation, _) = VectorIndex::load_with_storage(&file, VectorStorage::OnDisk(directory.join("arena2"))).unwrap();
+        assert_eq!(operation, 7);
+        let row_bytes = dimension * datatype.bytes_per_component();
+        // Every row is the file's: no working file was made for them.
+        assert_eq!(loaded.stats().mapped_bytes, 1500 * row_bytes, "{datatype:?}");
+        assert_eq!(std::fs::read_dir(directory.join("arena2")).map(|entries| entries.count()).unwrap_or(0), 0);
+        let all = slots(1600);
+        assert_eq!(bits(loaded.vectors(&all)), bits(index.vectors(&all)), "{datatype:?}");
+        assert_eq!((loaded.stats().count, loaded.stats().deleted_count), (1498, 2));
+        assert_eq!(loaded.check_integrity().links, index.check_integrity().links);
+        for query in data.chunks_exact(dimension).step_by(101) {
+            assert_eq!(loaded.search_exact(query, 10, None).unwrap(), index.search_exact(query, 10, None).unwrap(), "{datatype:?}");
+            let search = SearchParams { ef: Some(32), ..SearchParams::default() };
+            assert_eq!(loaded.search(query, 10, &search).unwrap(), index.search(query, 10, &search).unwrap(), "{datatype:?}");
+        }
+
+        // New rows, a replaced row and a revived one go to the index's own mapped files.
+        let more = typed_data(datatype, 103, dimension, 10);
+        let changed: Vec<u32> = (1500..1600).chain([10, 3, 700]).collect();
+        for target in [&loaded, &index] {
+            target.upsert(&changed, &more).unwrap();
+            target.wait_indexed();
+        }
+        assert!(loaded.stats().mapped_bytes > 1500 * row_bytes);
+        assert_eq!(bits(loaded.vectors(&all)), bits(index.vectors(&all)), "{datatype:?}");
+        assert_eq!(loaded.stats().count, 1599, "1,498 + 100 new + slot 3 revived");
+
+        // Saving over the file whose rows it reads: the mapping keeps the old file's bytes, and
+        // the new file loads back to the same vectors, on disk and on the heap.
+        loaded.save(&file, 8).unwrap();
+        assert_eq!(bits(loaded.vectors(&all)), bits(index.vectors(&all)), "{datatype:?}");
+        for storage in [VectorStorage::OnDisk(directory.join("arena3")), VectorStorage::Ram] {
+            let (again, operation, _) = VectorIndex::load_with_storage(&file, storage.clone()).unwrap();
+            assert_eq!(operation, 8);
+            assert_eq!(bits(again.vectors(&all)), bits(index.vectors(&all)), "{datatype:?} {storage:?}");
+            for query in more.chunks_exact(dimension).step_by(17) {
+                assert_eq!(
+                    again.search_exact(query, 10, None).unwrap(),
+                    index.search_exact(query, 10, None).unwrap(),
+                    "{datatype:?} {storage:?}"
+                );
+            }
+        }
+        drop(loaded);
+        let _ = std::fs::remove_dir_all(&directory);
+    }
+}
+
+#[test]
+fn codes_of_an_index_that_adopted_its_rows_are_built_from_them_and_rescore_on_them() {
+    let dimension = 32;
+    let data = clustered(3000, dimension, 12, 11);
+    let directory = scratch("adopted-codes");
+    let file = directory.join("vector.qvi");
+    std::fs::create_dir_all(&directory).unwrap();
+    let ram = filled(VectorStorage::Ram, &data, dimension);
+    ram.save(&file, 1).unwrap();
+    let (disk, _, _) = VectorIndex::load_with_storage(&file, VectorStorage::OnDisk(directory.join("arena"))).unwrap();
+    disk.set_quantization(Some(QuantizationConfig::ScalarInt8 { quantile: None })).unwrap();
+    disk.wait_quantized();
+    let search = SearchParams {
+        ef: Some(64),
+        quantization: QuantizationSearch { oversampling: 4.0, ..Default::default() },
+        ..SearchParams::default()
+    };
+    let mut hits = 0;
+    for query in data.chunks_exact(dimension).step_by(97) {
+        let truth = ram.search_exact(query, 10, None).unwrap();
+        let found = disk.search(query, 10, &search).unwrap();
+        hits += truth.iter().filter(|expected| found.iter().any(|hit| hit.slot == expected.slot)).count();
+    }
+    assert!(hits as f64 / (31.0 * 10.0) >= 0.9, "recall {hits}/310");
+    let _ = std::fs::remove_dir_all(&directory);
+}
+
+#[test]
+fn a_version_4_checkpoint_and_its_version_5_twin_load_the_same_index_on_the_heap_and_on_disk() {
+    use crate::distance::Datatype;
+    let dimension = 12;
+    for datatype in [Datatype::Float32, Datatype::Float16, Datatype::Uint8] {
+        let directory = scratch(&format!("twins-{datatype:?}"));
+        std::fs::create_dir_all(&directory).unwrap();
+        let data = typed_data(datatype, 900, dimension, 12);
+        let index = VectorIndex::with_storage(IndexParams { datatype, ..params(dimension) }, VectorStorage::Ram).unwrap();
+        index.upsert(&slots(900), &data).unwrap();
+        index.wait_indexed();
+        index.delete(&[0, 450]);
+        let (old, new) = (directory.join("v4.qvi"), directory.join("v5.qvi"));
+        index.save_as(&old, 3, "b", 4).unwrap();
+        index.save_as(&new, 3, "b", 5).unwrap();
+        let all = slots(900);
+        for (name, storage) in [("heap", VectorStorage::Ram), ("disk", VectorStorage::OnDisk(directory.join("arena")))] {
+            let (from_old, ..) = VectorIndex::load_with_storage(&old, storage.clone()).unwrap();
+            let (from_new, ..) = VectorIndex::load_with_storage(&new, storage).unwrap();
+            assert_eq!(bits(from_new.vectors(&all)), bits(from_old.vectors(&all)), "{datatype:?} {name}");
+            assert_eq!(from_new.check_integrity().links, from_old.check_integrity().links, "{datatype:?} {name}");
+            assert_eq!((from_new.stats().count, from_new.stats().deleted_count), (898, 2));
+            for query in data.chunks_exact(dimension).step_by(53) {
+                let search = SearchParams { ef: Some(24), ..SearchParams::default() };
+                assert_eq!(from_new.search(query, 7, &search).unwrap(), from_old.search(query, 7, &search).unwrap(), "{datatype:?} {name}");
+            }
+        }
+        let _ = std::fs::remove_dir_all(&directory);
+    }
+}

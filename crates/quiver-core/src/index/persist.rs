@@ -2,14 +2,16 @@
 //! which order (the layout is in checkpoint.rs, which owns the container: checksum, magic,
 //! version and the atomic write; the graph section is hnsw/persist.rs).
 
-use super::{lock_mutex, IndexParams, VectorIndex};
-use crate::checkpoint::{self, Decoder, Encoder, FORMAT_VERSION, MAGIC};
-use crate::distance::{Datatype, Metric};
+use super::{lock_mutex, IndexParams, VectorIndex, VectorStorage};
+use crate::checkpoint::{self, Decoder, Encoder, FORMAT_VERSION, MAGIC, ROW_BLOCK_ALIGNMENT, ROW_BLOCK_FROM_VERSION};
+use crate::distance::{Datatype, Metric, Row};
 use crate::error::{KernelError, KernelResult};
-use crate::store::SlotState;
+use crate::mapped::FileBytes;
+use crate::store::{AdoptedRows, SlotState};
 use std::io::Write;
 use std::path::Path;
 use std::sync::atomic::Ordering;
+use std::sync::Arc;
 
 /// The kind byte before the graph section: no graph follows, or an HNSW graph does.
 const GRAPH_NONE: u8 = 0;
@@ -25,6 +27,15 @@ impl VectorIndex {
 
     /// `save` with a binding in the header (checkpoint.rs): who the checkpoint belongs to.
     pub fn save_bound(&self, path: &Path, last_operation_id: u64, binding: &str) -> KernelResult<()> {
+        self.save_as(path, last_operation_id, binding, FORMAT_VERSION)
+    }
+
+    /// `save_bound` in format `version`: 5 (the row block) or 4 (rows interleaved with their
+    /// states), which tests write to make files of the older layouts.
+    pub(crate) fn save_as(&self, path: &Path, last_operation_id: u64, binding: &str, version: u32) -> KernelResult<()> {
+        if !(4..=FORMAT_VERSION).contains(&version) {
+            return Err(KernelError::invalid(format!("checkpoints are written in format 4 or {FORMAT_VERSION}, not {version}")));
+        }
         checkpoint::check_binding(binding)?;
         let shared = &*self.shared;
         let _writer = lock_mutex(&shared.write_gate);
@@ -34,9 +45,9 @@ impl VectorIndex {
         shared.pending.snapshot(&mut tail);
         tail.sort_unstable();
         tail.dedup();
-        checkpoint::write_atomically_with(path, checkpoint::Checksum::of_dense_version(FORMAT_VERSION), |encoder| {
+        checkpoint::write_atomically_with(path, checkpoint::Checksum::of_dense_version(version), |encoder| {
             encoder.bytes(MAGIC)?;
-            encoder.u32(FORMAT_VERSION)?;
+            encoder.u32(version)?;
             checkpoint::write_binding(encoder, binding)?;
             encoder.u32(params.dimension as u32)?;
             encoder.u8(params.metric.code())?;
@@ -48,8 +59,12 @@ impl VectorIndex {
             encoder.u64(last_operation_id)?;
             let bound = shared.store.slot_bound();
             encoder.u32(bound)?;
-            for slot in 0..bound {
-                self.write_slot(encoder, slot)?;
+            if version >= ROW_BLOCK_FROM_VERSION {
+                self.write_row_block(encoder, bound)?;
+            } else {
+                for slot in 0..bound {
+                    self.write_slot(encoder, slot)?;
+                }
             }
             encoder.u8(GRAPH_HNSW)?;
             shared.graph.write_to(encoder)?;
@@ -59,6 +74,38 @@ impl VectorIndex {
             }
             Ok(())
         })
+    }
+
+    /// Version 5's rows: every slot's state, then from an aligned offset every slot's row in the
+    /// store's element type (checkpoint.rs), so a load can read them in place.
+    fn write_row_block<W: Write>(&self, encoder: &mut Encoder<W>, bound: u32) -> std::io::Result<()> {
+        let store = &self.shared.store;
+        for slot in 0..bound {
+            encoder.u8(match store.state(slot) {
+                SlotState::Empty => 0,
+                SlotState::Live => 1,
+                SlotState::Deleted => 2,
+            })?;
+        }
+        encoder.pad_to(ROW_BLOCK_ALIGNMENT)?;
+        let row_bytes = self.shared.params.dimension * store.datatype().bytes_per_component();
+        let empty = vec![0u8; row_bytes];
+        let mut buffer = Vec::with_capacity(row_bytes);
+        for slot in 0..bound {
+            match store.vector(slot) {
+                Some(row) => {
+                    buffer.clear();
+                    match row {
+                        Row::F32(values) => values.iter().for_each(|value| buffer.extend_from_slice(&value.to_le_bytes())),
+                        Row::F16(bits) => bits.iter().for_each(|value| buffer.extend_from_slice(&value.to_le_bytes())),
+                        Row::U8(values) => buffer.extend_from_slice(values),
+                    }
+                    encoder.bytes(&buffer)?;
+                }
+                None => encoder.bytes(&empty)?,
+            }
+        }
+        Ok(())
     }
 
     fn write_slot<W: Write>(&self, encoder: &mut Encoder<W>, slot: u32) -> std::io::Result<()> {
@@ -93,6 +140,8 @@ impl VectorIndex {
     /// its mapped working files from the checkpoint (docs/architecture.md §15).
     pub fn load_with_storage(path: &Path, storage: super::VectorStorage) -> KernelResult<(VectorIndex, u64, String)> {
         let (body, version) = checkpoint::read_verified_mapped(path)?;
+        // Shared: an `on_disk` store adopting the row block keeps the mapping (store.rs).
+        let body = Arc::new(body);
         let mut decoder = Decoder::new(&body);
         decoder.take(MAGIC.len() + 4)?;
         let binding = checkpoint::read_binding(&mut decoder, version)?;
@@ -118,35 +167,12 @@ impl VectorIndex {
         params.validate().map_err(|error| KernelError::corrupt(format!("stored parameters are invalid: {}", error.message)))?;
         let last_operation_id = decoder.u64()?;
         let bound = decoder.u32()?;
-        let index = VectorIndex::with_storage(params, storage)?;
+        let index = if version >= ROW_BLOCK_FROM_VERSION {
+            load_row_block(&body, &mut decoder, params, storage, bound)?
+        } else {
+            load_interleaved_rows(&body, &mut decoder, params, storage, bound)?
+        };
         let shared = &*index.shared;
-        shared.store.reserve(bound as usize)?;
-        let mut scratch = vec![0f32; dimension];
-        let mut unreleased = 0;
-        for slot in 0..bound {
-            // The rows read so far are in the arena now: their pages of the file can go
-            // (mapped.rs `FileBytes::release`), every 4,096 slots to keep the calls few.
-            if slot % 4096 == 0 {
-                unreleased = body.release(unreleased..decoder.position());
-            }
-            match decoder.u8()? {
-                0 => {}
-                state @ (1 | 2) => {
-                    // Decoded straight into the arena row, which is published only once whole.
-                    shared.store.put_filled(slot, &mut scratch, |row| {
-                        decoder.f32s(row)?;
-                        if !all_finite(row) {
-                            return Err(KernelError::corrupt(format!("slot {slot} holds a non-finite value")));
-                        }
-                        Ok(())
-                    })?;
-                    if state == 2 {
-                        shared.store.delete(slot);
-                    }
-                }
-                other => return Err(KernelError::corrupt(format!("slot {slot} has unknown state {other}"))),
-            }
-        }
         let mut unlinked: Vec<u32> = Vec::new();
         match decoder.u8()? {
             GRAPH_NONE => {}
@@ -173,6 +199,133 @@ impl VectorIndex {
             index.queue_for_linking(unlinked);
         }
         Ok((index, last_operation_id, binding))
+    }
+}
+
+/// Versions 1 to 4: each slot's state byte and float32 row, decoded into the arena one by one.
+fn load_interleaved_rows(
+    body: &FileBytes,
+    decoder: &mut Decoder,
+    params: IndexParams,
+    storage: VectorStorage,
+    bound: u32,
+) -> KernelResult<VectorIndex> {
+    let dimension = params.dimension;
+    let index = VectorIndex::with_storage(params, storage)?;
+    let store = &index.shared.store;
+    store.reserve(bound as usize)?;
+    let mut scratch = vec![0f32; dimension];
+    let mut unreleased = 0;
+    for slot in 0..bound {
+        // The rows read so far are in the arena now: their pages of the file can go
+        // (mapped.rs `FileBytes::release`), every 4,096 slots to keep the calls few.
+        if slot % 4096 == 0 {
+            unreleased = body.release(unreleased..decoder.position());
+        }
+        match decoder.u8()? {
+            0 => {}
+            state @ (1 | 2) => {
+                // Decoded straight into the arena row, which is published only once whole.
+                store.put_filled(slot, &mut scratch, |row| {
+                    decoder.f32s(row)?;
+                    if !all_finite(row) {
+                        return Err(KernelError::corrupt(format!("slot {slot} holds a non-finite value")));
+                    }
+                    Ok(())
+                })?;
+                if state == 2 {
+                    store.delete(slot);
+                }
+            }
+            other => return Err(KernelError::corrupt(format!("slot {slot} has unknown state {other}"))),
+        }
+    }
+    Ok(index)
+}
+
+/// Version 5: the slots' states, then their rows as one aligned block. An `on_disk` index
+/// adopts the block where it lies in the file (store.rs `AdoptedRows`): no row is copied or
+/// written, so its load costs the checksum pass and the graph, not a second copy of its vectors
+/// in working files. A heap index copies each row into its arena (huge pages: §22 of
+/// docs/architecture.md), checking every value is finite as it goes. Adopted rows are not
+/// checked value by value: the CRC-32C says they are the bytes this kernel wrote, and it writes
+/// only rows an upsert checked.
+fn load_row_block(
+    body: &Arc<FileBytes>,
+    decoder: &mut Decoder,
+    params: IndexParams,
+    storage: VectorStorage,
+    bound: u32,
+) -> KernelResult<VectorIndex> {
+    let states = decoder.take(bound as usize)?;
+    let padding = (ROW_BLOCK_ALIGNMENT - decoder.position() as u64 % ROW_BLOCK_ALIGNMENT) % ROW_BLOCK_ALIGNMENT;
+    decoder.take(padding as usize)?;
+    let offset = decoder.position();
+    let dimension = params.dimension;
+    let datatype = params.datatype;
+    let row_bytes = dimension * datatype.bytes_per_component();
+    let block_length = (bound as usize)
+        .checked_mul(row_bytes)
+        .ok_or_else(|| KernelError::corrupt(format!("{bound} rows of {row_bytes} bytes overflow")))?;
+    let block = decoder.take(block_length)?;
+    let adopt = matches!(storage, VectorStorage::OnDisk(_)) && body.is_mapped() && cfg!(target_endian = "little");
+    if adopt {
+        let VectorStorage::OnDisk(directory) = storage else { unreachable!("checked above") };
+        body.expect_random_reads(offset..offset + block_length);
+        let store = VectorIndex::store_for(&params, VectorStorage::OnDisk(directory))?
+            .adopting(AdoptedRows { bytes: Arc::clone(body), offset, rows: bound as usize }, states)?;
+        return Ok(VectorIndex::with_store(params, store));
+    }
+    let index = VectorIndex::with_storage(params, storage)?;
+    let store = &index.shared.store;
+    store.reserve(bound as usize)?;
+    let mut scratch = vec![0f32; dimension];
+    let mut unreleased = 0;
+    for (slot, state) in states.iter().enumerate() {
+        if slot % 4096 == 0 {
+            unreleased = body.release(unreleased..offset + slot * row_bytes);
+        }
+        let bytes = &block[slot * row_bytes..(slot + 1) * row_bytes];
+        match state {
+            0 => {}
+            1 | 2 => {
+                let slot = slot as u32;
+                store.put_filled(slot, &mut scratch, |row| {
+                    decode_elements(bytes, datatype, row);
+                    if !all_finite(row) {
+                        return Err(KernelError::corrupt(format!("slot {slot} holds a non-finite value")));
+                    }
+                    Ok(())
+                })?;
+                if *state == 2 {
+                    store.delete(slot);
+                }
+            }
+            other => return Err(KernelError::corrupt(format!("slot {slot} has unknown state {other}"))),
+        }
+    }
+    Ok(index)
+}
+
+/// A row block's little-endian elements of `datatype` as float32 values (every float16 and
+/// uint8 value is exactly one, so the arena re-encodes them bit for bit).
+fn decode_elements(bytes: &[u8], datatype: Datatype, output: &mut [f32]) {
+    match datatype {
+        Datatype::Float32 => {
+            for (value, chunk) in output.iter_mut().zip(bytes.chunks_exact(4)) {
+                *value = f32::from_le_bytes(chunk.try_into().unwrap());
+            }
+        }
+        Datatype::Float16 => {
+            for (value, chunk) in output.iter_mut().zip(bytes.chunks_exact(2)) {
+                *value = crate::distance::row::f32_from_f16(u16::from_le_bytes(chunk.try_into().unwrap()));
+            }
+        }
+        Datatype::Uint8 => {
+            for (value, byte) in output.iter_mut().zip(bytes) {
+                *value = *byte as f32;
+            }
+        }
     }
 }
 
@@ -217,9 +370,9 @@ mod tests {
     fn a_version_4_checkpoint_ends_in_a_crc32c_and_loads_the_same_index_as_its_version_3_twin() {
         let (directory, index, data) = saved("crc32c");
         let path = directory.join("index.qvx");
-        index.save_bound(&path, 17, "db/incarnation").unwrap();
+        index.save_as(&path, 17, "db/incarnation", 4).unwrap();
         let bytes = std::fs::read(&path).unwrap();
-        assert_eq!(u32::from_le_bytes(bytes[8..12].try_into().unwrap()), FORMAT_VERSION);
+        assert_eq!(u32::from_le_bytes(bytes[8..12].try_into().unwrap()), 4);
         let stored = u32::from_le_bytes(bytes[bytes.len() - 4..].try_into().unwrap());
         assert_eq!(stored, Checksum::Castagnoli.of(&bytes[..bytes.len() - 4]));
         assert_ne!(stored, Crc32::of(&bytes[..bytes.len() - 4]));
@@ -268,39 +421,48 @@ mod tests {
     }
 
     #[test]
-    fn a_checkpoint_whose_checksum_holds_but_whose_row_is_not_finite_is_refused_for_every_datatype() {
+    fn a_checkpoint_whose_checksum_holds_but_whose_row_is_not_finite_is_refused_for_every_datatype_and_layout() {
+        use crate::distance::row::f16_from_f32;
         use crate::distance::Datatype;
         let directory = std::env::temp_dir().join(format!("quiver-core-non-finite-{}", std::process::id()));
         std::fs::create_dir_all(&directory).unwrap();
         let path = directory.join("index.qvx");
-        for datatype in [Datatype::Float32, Datatype::Float16] {
-            let params = IndexParams { full_scan_threshold: 0, indexing_threads: 1, datatype, ..IndexParams::new(16, Metric::Euclid) };
-            let index = VectorIndex::new(params).unwrap();
-            // Values a float16 holds exactly, so the saved row is these very bytes.
-            let data: Vec<f32> = (0..40 * 16).map(|value| (value % 97) as f32 * 0.5).collect();
-            index.upsert(&slots(40), &data).unwrap();
-            index.wait_indexed();
-            index.save(&path, 9).unwrap();
-            let bytes = std::fs::read(&path).unwrap();
-            // Slot 5's row, found by its bytes; its fourth value becomes a NaN, the checksum redone.
-            let row: Vec<u8> = data[5 * 16..6 * 16].iter().flat_map(|value| value.to_le_bytes()).collect();
-            let at = bytes.windows(row.len()).position(|window| window == row.as_slice()).expect("the row is in the file");
-            let mut damaged = bytes.clone();
-            damaged[at + 12..at + 16].copy_from_slice(&f32::NAN.to_le_bytes());
-            std::fs::write(&path, relabelled(&damaged, FORMAT_VERSION, Checksum::Castagnoli)).unwrap();
-            let error = VectorIndex::load(&path).err().unwrap();
-            assert_eq!(error.code, ErrorCode::CheckpointCorrupt, "{datatype:?}");
-            assert!(error.message.contains("slot 5 holds a non-finite value"), "{datatype:?}: {}", error.message);
-            // The undamaged file loads the same rows back.
-            std::fs::write(&path, &bytes).unwrap();
-            let (loaded, _) = VectorIndex::load(&path).unwrap();
-            assert_eq!(loaded.vectors(&slots(40)), index.vectors(&slots(40)), "{datatype:?}");
+        for version in [4, FORMAT_VERSION] {
+            for datatype in [Datatype::Float32, Datatype::Float16] {
+                let params = IndexParams { full_scan_threshold: 0, indexing_threads: 1, datatype, ..IndexParams::new(16, Metric::Euclid) };
+                let index = VectorIndex::new(params).unwrap();
+                // Values a float16 holds exactly, so the saved row is these very values.
+                let data: Vec<f32> = (0..40 * 16).map(|value| (value % 97) as f32 * 0.5).collect();
+                index.upsert(&slots(40), &data).unwrap();
+                index.wait_indexed();
+                index.save_as(&path, 9, "", version).unwrap();
+                let bytes = std::fs::read(&path).unwrap();
+                // Slot 5's row, found by its bytes (float32 values, or from version 5 the
+                // element type's); its fourth value becomes a NaN, the checksum redone.
+                let values = &data[5 * 16..6 * 16];
+                let (row, nan): (Vec<u8>, Vec<u8>) = if version == 4 || datatype == Datatype::Float32 {
+                    (values.iter().flat_map(|value| value.to_le_bytes()).collect(), f32::NAN.to_le_bytes().to_vec())
+                } else {
+                    (values.iter().flat_map(|value| f16_from_f32(*value).to_le_bytes()).collect(), 0x7e00u16.to_le_bytes().to_vec())
+                };
+                let at = bytes.windows(row.len()).position(|window| window == row.as_slice()).expect("the row is in the file");
+                let mut damaged = bytes.clone();
+                damaged[at + 3 * nan.len()..at + 4 * nan.len()].copy_from_slice(&nan);
+                std::fs::write(&path, relabelled(&damaged, version, Checksum::Castagnoli)).unwrap();
+                let error = VectorIndex::load(&path).err().unwrap();
+                assert_eq!(error.code, ErrorCode::CheckpointCorrupt, "{datatype:?} v{version}");
+                assert!(error.message.contains("slot 5 holds a non-finite value"), "{datatype:?} v{version}: {}", error.message);
+                // The undamaged file loads the same rows back.
+                std::fs::write(&path, &bytes).unwrap();
+                let (loaded, _) = VectorIndex::load(&path).unwrap();
+                assert_eq!(loaded.vectors(&slots(40)), index.vectors(&slots(40)), "{datatype:?} v{version}");
+            }
         }
         std::fs::remove_dir_all(&directory).unwrap();
     }
 
     #[test]
-    fn a_version_4_checkpoint_with_one_flipped_byte_anywhere_is_refused_whole() {
+    fn a_checkpoint_with_one_flipped_byte_anywhere_is_refused_whole() {
         let (directory, index, _) = saved("crc32c-flips");
         let path = directory.join("index.qvx");
         index.save(&path, 3).unwrap();
