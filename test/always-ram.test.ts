@@ -207,7 +207,11 @@ describe('always_ram', () => {
       const memory = info.body.result.kernel_memory as KernelMemory;
       // Two mapped arenas and both vectors' codes, rebuilt in mapped memory after the kill.
       expect(memory.mapped_bytes).toBeGreaterThanOrEqual(2 * points.length * dimension * 4 + int8CodeBytes + points.length * 4);
-      expect(memory.mapped_bytes).toBe(beforeKill.mapped_bytes);
+      // Not the same figure as before the kill: the rows each checkpoint held are read in place
+      // from it (counted row by row, docs/architecture.md §15) and the later ones fill working
+      // files from their first segment, so the layout differs; but never more than both vectors'
+      // rows over what was mapped before.
+      expect(memory.mapped_bytes).toBeLessThanOrEqual(beforeKill.mapped_bytes + 2 * points.length * dimension * 4);
       expectRescoredAndRecalled(await answers('kept', 'int8', child.url));
       expectRescoredAndRecalled(await answers('kept', 'binary', child.url, 20));
     } finally {

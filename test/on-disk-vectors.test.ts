@@ -2,7 +2,7 @@
 // originals in memory-mapped files instead of the heap arena. Answers must equal the heap
 // arena's and an exact reference computed here; GET C and the metrics report the mapped bytes;
 // restart and SIGKILL bring the collection back from the checkpoint and the store.
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, open, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -119,6 +119,51 @@ describe('on-disk vectors', () => {
       for (const query of queries.slice(0, 8)) {
         const exact = await call(child.url, 'POST', '/collections/kept/points/search', { vector: query, limit: 10, params: { exact: true } });
         expect(exact.body.result.map((hit: { id: number }) => hit.id)).toEqual(exactTopIds('Euclid', live, query, 10));
+      }
+    } finally {
+      await child.kill('SIGKILL');
+      await rm(directory, { recursive: true, force: true });
+    }
+  }, 120_000);
+
+  it('clean restart — an on_disk collection reads its rows in place from its format 5 checkpoint, and writes new rows to working files', async () => {
+    const directory = await mkdtemp(join(tmpdir(), 'quiver-on-disk-adopted-'));
+    let child = await startChildServer(directory);
+    try {
+      await waitUntilReady(child.url);
+      await call(child.url, 'PUT', '/collections/adopted', { vectors: { size: dimension, distance: 'Cosine', on_disk: true }, ...graphInUseConfig });
+      const first = points.slice(0, 1000);
+      for (let start = 0; start < first.length; start += 250) {
+        expect((await call(child.url, 'PUT', '/collections/adopted/points?wait=true', { points: first.slice(start, start + 250) })).status).toBe(200);
+      }
+      await child.kill('SIGTERM');
+      // The clean stop's checkpoint is format 5 (docs/architecture.md §5.3).
+      const files = (await readdir(directory, { recursive: true })).filter((name) => name.endsWith('.qvi'));
+      expect(files).toHaveLength(1);
+      const header = Buffer.alloc(12);
+      const handle = await open(join(directory, files[0]!), 'r');
+      await handle.read(header, 0, 12, 0);
+      await handle.close();
+      expect([header.subarray(0, 8).toString('latin1'), header.readUInt32LE(8)]).toEqual(['QUIVERIX', 5]);
+
+      child = await startChildServer(directory);
+      await waitUntilReady(child.url);
+      const restarted = (await call(child.url, 'GET', '/collections/adopted')).body.result;
+      // Exactly the loaded rows are mapped: the checkpoint's own, no working file yet.
+      expect(restarted.kernel_memory.mapped_bytes).toBe(first.length * dimension * 4);
+      for (const query of queries.slice(0, 6)) {
+        const exact = await call(child.url, 'POST', '/collections/adopted/points/search', { vector: query, limit: 10, params: { exact: true } });
+        expect(exact.body.result.map((hit: { id: number }) => hit.id)).toEqual(exactTopIds('Cosine', first, query, 10));
+      }
+      // New points and a replaced one go to working files; every answer stays exact.
+      const later = points.slice(1000, 1100).concat([{ ...points[1500]!, id: 3 }]);
+      expect((await call(child.url, 'PUT', '/collections/adopted/points?wait=true', { points: later })).status).toBe(200);
+      const grown = (await call(child.url, 'GET', '/collections/adopted')).body.result;
+      expect(grown.kernel_memory.mapped_bytes).toBeGreaterThan(first.length * dimension * 4);
+      const now = first.filter((point) => point.id !== 3).concat(later);
+      for (const query of queries.slice(0, 6)) {
+        const exact = await call(child.url, 'POST', '/collections/adopted/points/search', { vector: query, limit: 10, params: { exact: true } });
+        expect(exact.body.result.map((hit: { id: number }) => hit.id)).toEqual(exactTopIds('Cosine', now, query, 10));
       }
     } finally {
       await child.kill('SIGKILL');
