@@ -136,8 +136,9 @@ impl VectorIndex {
         Self::load_with_storage(path, super::VectorStorage::Ram)
     }
 
-    /// `load_bound` into an index keeping its vectors in `storage`: an `on_disk` index refills
-    /// its mapped working files from the checkpoint (docs/architecture.md §15).
+    /// `load_bound` into an index keeping its vectors in `storage`: an `on_disk` index reads a
+    /// format 5 checkpoint's rows in place and refills its mapped working files from an older
+    /// one; a heap index copies them into its arena (docs/architecture.md §15).
     pub fn load_with_storage(path: &Path, storage: super::VectorStorage) -> KernelResult<(VectorIndex, u64, String)> {
         let (body, version) = checkpoint::read_verified_mapped(path)?;
         // Shared: an `on_disk` store adopting the row block keeps the mapping (store.rs).
