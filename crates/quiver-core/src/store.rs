@@ -120,7 +120,9 @@ pub struct VectorStore {
     deleted: AtomicUsize,
     /// Rows read from a checkpoint in place (module comment); None for a store that copied.
     adopted: Option<AdoptedRows>,
-    /// `adopted`'s row count (0 without): the first row that is the arena's.
+    /// `adopted`'s row count (0 without): the first row that is the arena's. This and
+    /// `adopted_start` are copied out of `adopted` so that every row lookup reads two plain
+    /// fields instead of going through the Option and the Arc.
     adopted_rows: usize,
     /// Address of adopted row 0 (0 without): rows are `row_bytes` apart from it.
     adopted_start: usize,

@@ -223,22 +223,9 @@ fn load_interleaved_rows(
         if slot % 4096 == 0 {
             unreleased = body.release(unreleased..decoder.position());
         }
-        match decoder.u8()? {
-            0 => {}
-            state @ (1 | 2) => {
-                // Decoded straight into the arena row, which is published only once whole.
-                store.put_filled(slot, &mut scratch, |row| {
-                    decoder.f32s(row)?;
-                    if !all_finite(row) {
-                        return Err(KernelError::corrupt(format!("slot {slot} holds a non-finite value")));
-                    }
-                    Ok(())
-                })?;
-                if state == 2 {
-                    store.delete(slot);
-                }
-            }
-            other => return Err(KernelError::corrupt(format!("slot {slot} has unknown state {other}"))),
+        let state = decoder.u8()?;
+        if state != 0 {
+            copy_loaded_row(store, slot, state, &mut scratch, |row| decoder.f32s(row))?;
         }
     }
     Ok(index)
@@ -286,26 +273,40 @@ fn load_row_block(
         if slot % 4096 == 0 {
             unreleased = body.release(unreleased..offset + slot * row_bytes);
         }
-        let bytes = &block[slot * row_bytes..(slot + 1) * row_bytes];
-        match state {
-            0 => {}
-            1 | 2 => {
-                let slot = slot as u32;
-                store.put_filled(slot, &mut scratch, |row| {
-                    decode_elements(bytes, datatype, row);
-                    if !all_finite(row) {
-                        return Err(KernelError::corrupt(format!("slot {slot} holds a non-finite value")));
-                    }
-                    Ok(())
-                })?;
-                if *state == 2 {
-                    store.delete(slot);
-                }
-            }
-            other => return Err(KernelError::corrupt(format!("slot {slot} has unknown state {other}"))),
+        if *state != 0 {
+            let bytes = &block[slot * row_bytes..(slot + 1) * row_bytes];
+            copy_loaded_row(store, slot as u32, *state, &mut scratch, |row| {
+                decode_elements(bytes, datatype, row);
+                Ok(())
+            })?;
         }
     }
     Ok(index)
+}
+
+/// Copies a loaded slot's row into the arena: `fill` decodes it straight into the row, which is
+/// published only once whole and only if every value is finite; `state` 2 then tombstones it.
+fn copy_loaded_row(
+    store: &crate::store::VectorStore,
+    slot: u32,
+    state: u8,
+    scratch: &mut [f32],
+    fill: impl FnOnce(&mut [f32]) -> KernelResult<()>,
+) -> KernelResult<()> {
+    if state > 2 {
+        return Err(KernelError::corrupt(format!("slot {slot} has unknown state {state}")));
+    }
+    store.put_filled(slot, scratch, |row| {
+        fill(row)?;
+        if !all_finite(row) {
+            return Err(KernelError::corrupt(format!("slot {slot} holds a non-finite value")));
+        }
+        Ok(())
+    })?;
+    if state == 2 {
+        store.delete(slot);
+    }
+    Ok(())
 }
 
 /// A row block's little-endian elements of `datatype` as float32 values (every float16 and
