@@ -247,9 +247,10 @@ impl FileBytes {
     /// Gives back the mapped pages of `range` once the caller has read everything before its
     /// end: they stay readable (a later read faults them in again from the page cache) but
     /// leave the process's resident set. Without it a restart held the whole checkpoint
-    /// resident next to the arena it was filling (bench/README.md, "Load peak"). The range is
-    /// widened down and narrowed up to whole release pages; returns where the next range
-    /// should start. A heap copy (no mapping) has nothing to give back.
+    /// resident next to the arena it was filling (bench/README.md, "Load peak"). Both ends of
+    /// the range are rounded down to whole release pages (everything before the end was read);
+    /// returns where the next range should start. A heap copy (no mapping) has nothing to give
+    /// back.
     pub fn release(&self, range: std::ops::Range<usize>) -> usize {
         let start = range.start / RELEASE_PAGE_BYTES * RELEASE_PAGE_BYTES;
         let end = range.end.min(self.mapped_length) / RELEASE_PAGE_BYTES * RELEASE_PAGE_BYTES;
