@@ -134,11 +134,16 @@ pub fn check_binding(binding: &str) -> KernelResult<()> {
     Ok(())
 }
 
+/// How many bytes from `offset` to the next multiple of `alignment` (0 if it is one).
+fn padding_after(offset: u64, alignment: u64) -> u64 {
+    (alignment - offset % alignment) % alignment
+}
+
 /// A writer that checksums everything it passes on.
 pub struct Encoder<W: Write> {
     inner: W,
     crc: Running,
-    /// Bytes written so far (the file offset of the next byte).
+    /// Bytes written so far (the file offset of the next byte), for `pad_to`.
     written: u64,
 }
 
@@ -158,15 +163,10 @@ impl<W: Write> Encoder<W> {
         self.inner.write_all(bytes)
     }
 
-    /// Bytes written so far: where the next one lands in the file.
-    pub fn position(&self) -> u64 {
-        self.written
-    }
-
-    /// Zero bytes up to the next multiple of `alignment` from the file's start.
+    /// Zero bytes up to the next multiple of `alignment` from the file's start
+    /// (`Decoder::skip_padding_to` reads past them).
     pub fn pad_to(&mut self, alignment: u64) -> std::io::Result<()> {
-        let padding = (alignment - self.written % alignment) % alignment;
-        self.bytes(&vec![0u8; padding as usize])
+        self.bytes(&vec![0u8; padding_after(self.written, alignment) as usize])
     }
 
     pub fn u8(&mut self, value: u8) -> std::io::Result<()> {
@@ -252,6 +252,11 @@ impl<'a> Decoder<'a> {
 
     pub fn position(&self) -> usize {
         self.position
+    }
+
+    /// Skips the zero bytes `Encoder::pad_to` wrote to reach a multiple of `alignment`.
+    pub fn skip_padding_to(&mut self, alignment: u64) -> KernelResult<()> {
+        self.take(padding_after(self.position as u64, alignment) as usize).map(|_| ())
     }
 
     pub fn remaining(&self) -> usize {

@@ -246,8 +246,7 @@ fn load_row_block(
     bound: u32,
 ) -> KernelResult<VectorIndex> {
     let states = decoder.take(bound as usize)?;
-    let padding = (ROW_BLOCK_ALIGNMENT - decoder.position() as u64 % ROW_BLOCK_ALIGNMENT) % ROW_BLOCK_ALIGNMENT;
-    decoder.take(padding as usize)?;
+    decoder.skip_padding_to(ROW_BLOCK_ALIGNMENT)?;
     let offset = decoder.position();
     let dimension = params.dimension;
     let datatype = params.datatype;
@@ -256,11 +255,9 @@ fn load_row_block(
         .checked_mul(row_bytes)
         .ok_or_else(|| KernelError::corrupt(format!("{bound} rows of {row_bytes} bytes overflow")))?;
     let block = decoder.take(block_length)?;
-    let adopt = matches!(storage, VectorStorage::OnDisk(_)) && body.is_mapped() && cfg!(target_endian = "little");
-    if adopt {
-        let VectorStorage::OnDisk(directory) = storage else { unreachable!("checked above") };
+    if matches!(storage, VectorStorage::OnDisk(_)) && body.is_mapped() && cfg!(target_endian = "little") {
         body.expect_random_reads(offset..offset + block_length);
-        let store = VectorIndex::store_for(&params, VectorStorage::OnDisk(directory))?
+        let store = VectorIndex::store_for(&params, storage)?
             .adopting(AdoptedRows { bytes: Arc::clone(body), offset, rows: bound as usize }, states)?;
         return Ok(VectorIndex::with_store(params, store));
     }
