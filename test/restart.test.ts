@@ -146,6 +146,26 @@ describe('restart', () => {
     }
   });
 
+  it('restart — a heap collection reads its rows from the checkpoint file only until it has copied them into memory, with the same answers after', async () => {
+    const server = await startServer(directory);
+    try {
+      for (const name of ['flat', 'multi', 'city']) {
+        // A heap index adopts the file's rows at load and copies them in the background
+        // (crates/quiver-core/src/index/heap_copy.rs); the mapped figure falls to 0 when it is done.
+        const deadline = Date.now() + 30_000;
+        let memory = (await server.request('GET', `/collections/${name}`)).body.result.kernel_memory;
+        while (memory.mapped_bytes > 0 && Date.now() < deadline) {
+          await new Promise((resolve) => setTimeout(resolve, 20));
+          memory = (await server.request('GET', `/collections/${name}`)).body.result.kernel_memory;
+        }
+        expect(memory, name).toEqual({ resident_bytes: expect.any(Number), mapped_bytes: 0, mapped_resident_bytes: 0 });
+      }
+      expect(await observe(server)).toEqual(before);
+    } finally {
+      await server.close();
+    }
+  });
+
   it('restart — operation ids keep increasing after a restart', async () => {
     const server = await startServer(directory);
     try {

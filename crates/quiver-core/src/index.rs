@@ -14,6 +14,9 @@
 mod code_placement_tests;
 #[cfg(test)]
 mod datatype_tests;
+mod heap_copy;
+#[cfg(test)]
+mod heap_copy_tests;
 #[cfg(test)]
 mod on_disk_tests;
 mod persist;

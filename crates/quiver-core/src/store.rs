@@ -6,14 +6,18 @@
 //! to read. Replaced rows are garbage until compaction rebuilds the store.
 //! Deleted slots keep their row (the graph still walks through them) with a tombstone bit.
 //!
-//! An `on_disk` store loaded from a version 5 checkpoint reads its loaded rows where they are,
-//! in the checkpoint file's row block (`AdoptedRows`), instead of copying them into the arena:
-//! rows below `adopted_rows` are the file's, later rows are the arena's, numbered from 0 there.
+//! A store loaded from a version 5 checkpoint reads its loaded rows where they are, in the
+//! checkpoint file's row block (`AdoptedRows`), instead of copying them before it answers: rows
+//! below `adopted_limit` are the file's. An `on_disk` store keeps them there for good, and its
+//! arena (its own mapped files) numbers later rows from 0. A heap store numbers its arena like
+//! its rows, copies the file's rows into the arena's first rows in the background
+//! (`copy_adopted_rows`, index/heap_copy.rs) and then reads them there (`finish_adoption`).
 
 use crate::distance::row::f16_from_f32;
 use crate::distance::{Datatype, Row, Space};
 use crate::rows::Rows;
 use std::borrow::Cow;
+use std::ops::Range;
 use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
 
 const DELETED: u32 = 1 << 31;
@@ -120,10 +124,13 @@ pub struct VectorStore {
     deleted: AtomicUsize,
     /// Rows read from a checkpoint in place (module comment); None for a store that copied.
     adopted: Option<AdoptedRows>,
-    /// `adopted`'s row count (0 without): the first row that is the arena's. This and
-    /// `adopted_start` are copied out of `adopted` so that every row lookup reads two plain
-    /// fields instead of going through the Option and the Arc.
-    adopted_rows: usize,
+    /// Rows below this are read from `adopted` (0 without, and once a heap store has copied
+    /// them). This, `arena_base` and `adopted_start` are kept beside the Option so that every
+    /// row lookup reads plain fields instead of going through the Option and the Arc.
+    adopted_limit: AtomicUsize,
+    /// The row the arena's row 0 holds: the adopted row count for an `on_disk` store (its
+    /// files hold only later rows), 0 otherwise.
+    arena_base: usize,
     /// Address of adopted row 0 (0 without): rows are `row_bytes` apart from it.
     adopted_start: usize,
     row_bytes: usize,
@@ -158,7 +165,8 @@ impl VectorStore {
             live: AtomicUsize::new(0),
             deleted: AtomicUsize::new(0),
             adopted: None,
-            adopted_rows: 0,
+            adopted_limit: AtomicUsize::new(0),
+            arena_base: 0,
             adopted_start: 0,
             row_bytes: dimension * datatype.bytes_per_component(),
         }
@@ -166,7 +174,8 @@ impl VectorStore {
 
     /// This empty store with `adopted`'s rows as rows `0..adopted.rows`, and slot `s` holding
     /// row `s` where `states[s]` is 1 (live) or 2 (deleted); 0 is an empty slot, whose row is
-    /// never read. The next row written is the arena's first.
+    /// never read. The next row written is row `adopted.rows`: the first of an `on_disk`
+    /// store's files, the row after the ones a heap store will copy (module comment).
     pub fn adopting(mut self, adopted: AdoptedRows, states: &[u8]) -> crate::error::KernelResult<VectorStore> {
         let length = adopted.rows.checked_mul(self.row_bytes).and_then(|length| length.checked_add(adopted.offset));
         if length.is_none_or(|end| end > adopted.bytes.len()) || states.len() != adopted.rows || adopted.rows > MAX_ROWS as usize {
@@ -176,7 +185,8 @@ impl VectorStore {
         if !start.is_multiple_of(std::mem::align_of::<f32>()) || self.next_row.load(Ordering::Acquire) != 0 {
             return Err(crate::error::KernelError::invalid("rows can be adopted only aligned, into an empty store".to_string()));
         }
-        self.adopted_rows = adopted.rows;
+        self.adopted_limit = AtomicUsize::new(adopted.rows);
+        self.arena_base = if self.is_on_disk() { adopted.rows } else { 0 };
         self.adopted_start = start;
         self.adopted = Some(adopted);
         let (mut live, mut deleted) = (0, 0);
@@ -198,18 +208,65 @@ impl VectorStore {
         }
         self.live.store(live, Ordering::Release);
         self.deleted.store(deleted, Ordering::Release);
-        self.next_row.store(self.adopted_rows as u32, Ordering::Release);
+        self.next_row.store(self.adopted_limit.load(Ordering::Relaxed) as u32, Ordering::Release);
         Ok(self)
+    }
+
+    /// Rows still read from the checkpoint file: until a heap store has copied them, and for
+    /// good in an `on_disk` one.
+    pub fn adopted_rows(&self) -> usize {
+        self.adopted_limit.load(Ordering::Acquire)
+    }
+
+    /// Whether this store's adopted rows are to be copied into its arena (a heap store that
+    /// adopted rows and has not finished copying them).
+    pub fn copies_adopted_rows(&self) -> bool {
+        self.arena_base == 0 && self.adopted_rows() > 0
+    }
+
+    /// Copies adopted rows `rows` into the same rows of the arena, element for element, and
+    /// gives the file's pages for them back (they are read again from the page cache if a search
+    /// lands on them before `finish_adoption`). Until then nothing reads or writes these arena
+    /// rows: lookups below `adopted_limit` go to the file, and writers take rows from
+    /// `next_row`, which starts above them. Safe from any one thread beside searches and writers.
+    pub fn copy_adopted_rows(&self, rows: Range<usize>) {
+        let Some(adopted) = self.adopted.as_ref().filter(|_| self.copies_adopted_rows()) else { return };
+        let rows = rows.start..rows.end.min(adopted.rows);
+        for row in rows.clone() {
+            with_rows!(&self.arena, arena => arena.ensure(row));
+            // SAFETY: row < adopted_limit, so no reader looks at the arena's row and no writer is
+            // handed it (see above); the file's row is in bounds (checked by `adopting`).
+            unsafe {
+                let from = (self.adopted_start + row * self.row_bytes) as *const u8;
+                match &self.arena {
+                    Arena::Float32(arena) => arena.row_mut(row).copy_from_slice(std::slice::from_raw_parts(from.cast(), self.dimension)),
+                    Arena::Float16(arena) => arena.row_mut(row).copy_from_slice(std::slice::from_raw_parts(from.cast(), self.dimension)),
+                    Arena::Uint8(arena) => arena.row_mut(row).copy_from_slice(std::slice::from_raw_parts(from, self.dimension)),
+                }
+            }
+        }
+        adopted.bytes.release(adopted.offset + rows.start * self.row_bytes..adopted.offset + rows.end * self.row_bytes);
+    }
+
+    /// Reads every row from the arena from now on, once `copy_adopted_rows` has copied them all,
+    /// and gives back the rest of the file's pages. The mapping itself stays until the store is
+    /// dropped: a search that looked a row up just before still reads the file's bytes, which
+    /// are the same.
+    pub fn finish_adoption(&self) {
+        let Some(adopted) = self.adopted.as_ref().filter(|_| self.copies_adopted_rows()) else { return };
+        // Release: a lookup that sees the limit at 0 (Acquire) sees every copied row.
+        self.adopted_limit.store(0, Ordering::Release);
+        adopted.bytes.release(adopted.offset..adopted.offset + adopted.rows * self.row_bytes);
     }
 
     /// Row `row` of the store: adopted, or the arena's.
     #[inline(always)]
     fn arena_row(&self, row: usize) -> Row<'_> {
-        if row < self.adopted_rows {
+        if row < self.adopted_limit.load(Ordering::Acquire) {
             let start = self.adopted_start + row * self.row_bytes;
-            // SAFETY: `adopting` checked that `adopted_rows` rows of `row_bytes` from
-            // `adopted_start` lie inside the mapping `adopted` keeps alive, aligned for the
-            // element type; nothing writes them.
+            // SAFETY: `adopting` checked that `adopted.rows` (>= the limit) rows of `row_bytes`
+            // from `adopted_start` lie inside the mapping `adopted` keeps alive as long as the
+            // store, aligned for the element type; nothing writes them.
             unsafe {
                 match self.datatype {
                     Datatype::Float32 => Row::F32(std::slice::from_raw_parts(start as *const f32, self.dimension)),
@@ -218,7 +275,7 @@ impl VectorStore {
                 }
             }
         } else {
-            self.arena.row(row - self.adopted_rows)
+            self.arena.row(row - self.arena_base)
         }
     }
 
@@ -415,18 +472,17 @@ impl VectorStore {
         with_rows!(&self.arena, rows => rows.allocated_bytes()) + self.slots.allocated_bytes()
     }
 
-    /// Bytes of the memory-mapped arena (`on_disk`) and adopted rows, 0 when the vectors are on
-    /// the heap.
+    /// Bytes of the memory-mapped arena (`on_disk`) and of the adopted rows still read from
+    /// their file, 0 when the vectors are on the heap.
     pub fn mapped_bytes(&self) -> usize {
-        with_rows!(&self.arena, rows => rows.mapped_bytes()) + self.adopted_rows * self.row_bytes
+        with_rows!(&self.arena, rows => rows.mapped_bytes()) + self.adopted_rows() * self.row_bytes
     }
 
     /// The part of the mapped arena and adopted rows in RAM now (O(pages): monitoring only).
     pub fn mapped_resident_bytes(&self) -> usize {
-        let adopted = self
-            .adopted
-            .as_ref()
-            .map_or(0, |adopted| adopted.bytes.resident_bytes(adopted.offset..adopted.offset + adopted.rows * self.row_bytes));
+        let rows = self.adopted_rows();
+        let adopted =
+            self.adopted.as_ref().map_or(0, |adopted| adopted.bytes.resident_bytes(adopted.offset..adopted.offset + rows * self.row_bytes));
         with_rows!(&self.arena, rows => rows.mapped_resident_bytes()) + adopted
     }
 
@@ -451,8 +507,8 @@ impl VectorStore {
             return Err(crate::error::KernelError::invalid("the vector arena is full".to_string()));
         }
         // One step per segment from the next row's to the last row's (at most 32), in the
-        // arena's own numbering (adopted rows are not its).
-        let (mut row, last) = (next - self.adopted_rows, last - self.adopted_rows);
+        // arena's own numbering (an `on_disk` store's adopted rows are not its).
+        let (mut row, last) = (next - self.arena_base, last - self.arena_base);
         while row <= last {
             with_rows!(&self.arena, rows => rows.try_ensure(row))?;
             row = with_rows!(&self.arena, rows => rows.segment_end(row));
@@ -465,7 +521,7 @@ impl VectorStore {
     pub fn put(&self, slot: u32, vector: &[f32]) -> SlotState {
         debug_assert_eq!(vector.len(), self.dimension);
         let row = self.fresh_row();
-        self.arena.write(row as usize - self.adopted_rows, vector);
+        self.arena.write(row as usize - self.arena_base, vector);
         self.publish(slot, row)
     }
 
@@ -476,10 +532,10 @@ impl VectorStore {
         let row = self.fresh_row();
         match &self.arena {
             // SAFETY: row `row` is fresh: no slot points to it until `publish`, so nobody reads it.
-            Arena::Float32(rows) => fill(unsafe { rows.row_mut(row as usize - self.adopted_rows) })?,
+            Arena::Float32(rows) => fill(unsafe { rows.row_mut(row as usize - self.arena_base) })?,
             _ => {
                 fill(scratch)?;
-                self.arena.write(row as usize - self.adopted_rows, scratch);
+                self.arena.write(row as usize - self.arena_base, scratch);
             }
         }
         Ok(self.publish(slot, row))
@@ -489,7 +545,7 @@ impl VectorStore {
     fn fresh_row(&self) -> u32 {
         let row = self.next_row.load(Ordering::Relaxed);
         assert!(row < MAX_ROWS, "vector arena is full");
-        with_rows!(&self.arena, rows => rows.ensure(row as usize - self.adopted_rows));
+        with_rows!(&self.arena, rows => rows.ensure(row as usize - self.arena_base));
         row
     }
 
@@ -571,5 +627,51 @@ mod tests {
         assert_eq!((store.live_count(), store.deleted_count()), (1, 0));
         assert_eq!(store.state(4), SlotState::Empty);
         assert_eq!(store.state(1 << 30), SlotState::Empty);
+    }
+
+    #[test]
+    fn a_heap_store_copying_adopted_rows_keeps_what_writers_did_meanwhile_and_switches_to_its_arena_at_once() {
+        // A row block of 8 rows of 2 values (row r holds [r, -r]) at offset 4096 of a file.
+        let path = std::env::temp_dir().join(format!("quiver-store-adopt-{}", std::process::id()));
+        let mut bytes = vec![0u8; 4096];
+        for row in 0..8 {
+            for value in [row as f32, -(row as f32)] {
+                bytes.extend_from_slice(&value.to_le_bytes());
+            }
+        }
+        std::fs::write(&path, &bytes).unwrap();
+        let file = std::fs::File::open(&path).unwrap();
+        let mapped = std::sync::Arc::new(crate::mapped::FileBytes::open(&file, bytes.len()).unwrap());
+        let states = [1, 1, 2, 1, 0, 1, 1, 1];
+        let adopted = AdoptedRows { bytes: mapped, offset: 4096, rows: 8 };
+        let store = VectorStore::new(2, Space::new(Metric::Dot)).adopting(adopted, &states).unwrap();
+        assert!(store.copies_adopted_rows());
+        assert_eq!((store.live_count(), store.deleted_count(), store.next_row()), (6, 1, 8));
+
+        store.copy_adopted_rows(0..4);
+        // Writers meanwhile: slot 1 (copied) and slot 6 (not yet) replaced, slot 7 deleted, slot 9 new.
+        store.put(1, &[10.0, 10.0]);
+        store.put(6, &[60.0, 60.0]);
+        assert!(store.delete(7));
+        store.put(9, &[90.0, 90.0]);
+        assert_eq!(store.adopted_rows(), 8, "still read from the file until the copy ends");
+        store.copy_adopted_rows(4..8);
+        store.finish_adoption();
+        assert_eq!((store.adopted_rows(), store.mapped_bytes()), (0, 0));
+        assert!(!store.copies_adopted_rows());
+
+        let vector = |slot: u32| store.vector(slot).map(|row| row.to_vec());
+        assert_eq!(vector(0), Some(vec![0.0, 0.0]));
+        assert_eq!(vector(1), Some(vec![10.0, 10.0]));
+        assert_eq!((vector(2), store.state(2)), (Some(vec![2.0, -2.0]), SlotState::Deleted));
+        assert_eq!((vector(4), store.state(4)), (None, SlotState::Empty));
+        assert_eq!(vector(5), Some(vec![5.0, -5.0]));
+        assert_eq!(vector(6), Some(vec![60.0, 60.0]));
+        assert_eq!((vector(7), store.state(7)), (Some(vec![7.0, -7.0]), SlotState::Deleted));
+        assert_eq!(vector(9), Some(vec![90.0, 90.0]));
+        // Rows 1 and 6 of the file were replaced: garbage, as any replaced row is, and so is
+        // row 4, which no slot holds.
+        assert_eq!((store.live_count(), store.deleted_count(), store.garbage_rows()), (6, 2, 3));
+        let _ = std::fs::remove_file(&path);
     }
 }

@@ -47,6 +47,30 @@ pub fn slots(count: usize) -> Vec<u32> {
     (0..count as u32).collect()
 }
 
+/// `count` rows of `dimension` values `datatype` holds exactly (uint8: integers 0..=255).
+pub fn typed_data(datatype: crate::distance::Datatype, count: usize, dimension: usize, seed: u64) -> Vec<f32> {
+    let data = clustered(count, dimension, 6, seed);
+    match datatype {
+        crate::distance::Datatype::Uint8 => data.iter().map(|value| (value * 20.0 + 128.0).round().clamp(0.0, 255.0)).collect(),
+        _ => data.iter().map(|value| (value * 64.0).round() / 64.0).collect(),
+    }
+}
+
+/// The values' bit patterns, so a comparison tells -0.0 from 0.0 and fails on a changed NaN.
+pub fn bits(values: Vec<f32>) -> Vec<u32> {
+    values.iter().map(|value| value.to_bits()).collect()
+}
+
+/// Waits (bounded) until a heap index loaded from a checkpoint reads no row from the file any
+/// more (index/heap_copy.rs): until then its memory figures still grow.
+pub fn wait_rows_copied(index: &VectorIndex) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while index.rows_read_from_checkpoint() > 0 {
+        assert!(std::time::Instant::now() < deadline, "the rows were not copied within a minute");
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+}
+
 /// Mean recall@k of `found` against `truth`.
 pub fn recall(found: &[Vec<Hit>], truth: &[Vec<Hit>]) -> f64 {
     let mut hits = 0usize;

@@ -150,6 +150,7 @@ fn a_checkpoint_keeps_the_datatype_and_every_value_and_a_version_2_file_loads_as
         let all = slots(400);
         assert_eq!(bits(loaded.vectors(&all)), bits(index.vectors(&all)));
         assert!(!loaded.has(3));
+        crate::test_support::wait_rows_copied(&loaded);
         assert_eq!(loaded.shared.store.memory_bytes(), index.shared.store.memory_bytes());
         let on_disk = VectorIndex::load_with_storage(&path, VectorStorage::OnDisk(directory.join("mapped"))).unwrap().0;
         assert_eq!(bits(on_disk.vectors(&all)), bits(index.vectors(&all)));

@@ -4,7 +4,7 @@
 use crate::distance::Metric;
 use crate::index::{IndexParams, QuantizationSearch, SearchParams, VectorIndex, VectorStorage};
 use crate::quantization::QuantizationConfig;
-use crate::test_support::{clustered, slots};
+use crate::test_support::{bits, clustered, slots, typed_data};
 use std::path::PathBuf;
 
 fn scratch(name: &str) -> PathBuf {
@@ -120,19 +120,6 @@ fn the_mapped_checkpoint_reader_refuses_a_flipped_byte_a_truncated_file_and_an_e
     assert_eq!(load(&[]), Err(ErrorCode::CheckpointCorrupt));
     assert_eq!(load(&good), Ok(()));
     let _ = std::fs::remove_dir_all(&directory);
-}
-
-/// `count` rows of `dimension` values `datatype` holds exactly (uint8: integers 0..=255).
-fn typed_data(datatype: crate::distance::Datatype, count: usize, dimension: usize, seed: u64) -> Vec<f32> {
-    let data = clustered(count, dimension, 6, seed);
-    match datatype {
-        crate::distance::Datatype::Uint8 => data.iter().map(|value| (value * 20.0 + 128.0).round().clamp(0.0, 255.0)).collect(),
-        _ => data.iter().map(|value| (value * 64.0).round() / 64.0).collect(),
-    }
-}
-
-fn bits(values: Vec<f32>) -> Vec<u32> {
-    values.iter().map(|value| value.to_bits()).collect()
 }
 
 #[test]

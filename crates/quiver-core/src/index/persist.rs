@@ -199,6 +199,8 @@ impl VectorIndex {
         if !unlinked.is_empty() {
             index.queue_for_linking(unlinked);
         }
+        // Last, once the whole file has been read: a heap index's adopted rows.
+        index.copy_adopted_rows_in_background();
         Ok((index, last_operation_id, binding))
     }
 }
@@ -231,13 +233,13 @@ fn load_interleaved_rows(
     Ok(index)
 }
 
-/// Version 5: the slots' states, then their rows as one aligned block. An `on_disk` index
-/// adopts the block where it lies in the file (store.rs `AdoptedRows`): no row is copied or
-/// written, so its load costs the checksum pass and the graph, not a second copy of its vectors
-/// in working files. A heap index copies each row into its arena (huge pages: §22 of
-/// docs/architecture.md), checking every value is finite as it goes. Adopted rows are not
-/// checked value by value: the CRC-32C says they are the bytes this kernel wrote, and it writes
-/// only rows an upsert checked.
+/// Version 5: the slots' states, then their rows as one aligned block, adopted where it lies
+/// in the file (store.rs `AdoptedRows`): the load costs the checksum pass and the graph, not a
+/// copy of every vector. An `on_disk` index keeps reading them there (no second copy in working
+/// files); a heap index copies them into its arena (huge pages: §22 of docs/architecture.md) in
+/// the background (heap_copy.rs). Adopted rows are not checked value by value: the CRC-32C says
+/// they are the bytes this kernel wrote, and it writes only rows an upsert checked. A file that
+/// could not be mapped is copied row by row here, each value checked as it goes.
 fn load_row_block(
     body: &Arc<FileBytes>,
     decoder: &mut Decoder,
@@ -255,8 +257,10 @@ fn load_row_block(
         .checked_mul(row_bytes)
         .ok_or_else(|| KernelError::corrupt(format!("{bound} rows of {row_bytes} bytes overflow")))?;
     let block = decoder.take(block_length)?;
-    if matches!(storage, VectorStorage::OnDisk(_)) && body.is_mapped() && cfg!(target_endian = "little") {
-        body.expect_random_reads(offset..offset + block_length);
+    if body.is_mapped() && cfg!(target_endian = "little") {
+        if matches!(storage, VectorStorage::OnDisk(_)) {
+            body.expect_random_reads(offset..offset + block_length);
+        }
         let store = VectorIndex::store_for(&params, storage)?
             .adopting(AdoptedRows { bytes: Arc::clone(body), offset, rows: bound as usize }, states)?;
         return Ok(VectorIndex::with_store(params, store));
@@ -338,7 +342,7 @@ fn all_finite(values: &[f32]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::super::{IndexParams, SearchParams, VectorIndex, VectorStorage};
-    use crate::checkpoint::{Checksum, FORMAT_VERSION};
+    use crate::checkpoint::Checksum;
     use crate::crc32::Crc32;
     use crate::distance::Metric;
     use crate::error::ErrorCode;
@@ -420,42 +424,36 @@ mod tests {
     }
 
     #[test]
-    fn a_checkpoint_whose_checksum_holds_but_whose_row_is_not_finite_is_refused_for_every_datatype_and_layout() {
-        use crate::distance::row::f16_from_f32;
+    // Version 5's rows are read where they lie (heap_copy.rs) on the strength of the checksum,
+    // as an `on_disk` index always read them; a file copied row by row is checked value by value.
+    fn a_checkpoint_copied_row_by_row_whose_checksum_holds_but_whose_row_is_not_finite_is_refused_for_every_datatype() {
         use crate::distance::Datatype;
         let directory = std::env::temp_dir().join(format!("quiver-core-non-finite-{}", std::process::id()));
         std::fs::create_dir_all(&directory).unwrap();
         let path = directory.join("index.qvx");
-        for version in [4, FORMAT_VERSION] {
-            for datatype in [Datatype::Float32, Datatype::Float16] {
-                let params = IndexParams { full_scan_threshold: 0, indexing_threads: 1, datatype, ..IndexParams::new(16, Metric::Euclid) };
-                let index = VectorIndex::new(params).unwrap();
-                // Values a float16 holds exactly, so the saved row is these very values.
-                let data: Vec<f32> = (0..40 * 16).map(|value| (value % 97) as f32 * 0.5).collect();
-                index.upsert(&slots(40), &data).unwrap();
-                index.wait_indexed();
-                index.save_as(&path, 9, "", version).unwrap();
-                let bytes = std::fs::read(&path).unwrap();
-                // Slot 5's row, found by its bytes (float32 values, or from version 5 the
-                // element type's); its fourth value becomes a NaN, the checksum redone.
-                let values = &data[5 * 16..6 * 16];
-                let (row, nan): (Vec<u8>, Vec<u8>) = if version == 4 || datatype == Datatype::Float32 {
-                    (values.iter().flat_map(|value| value.to_le_bytes()).collect(), f32::NAN.to_le_bytes().to_vec())
-                } else {
-                    (values.iter().flat_map(|value| f16_from_f32(*value).to_le_bytes()).collect(), 0x7e00u16.to_le_bytes().to_vec())
-                };
-                let at = bytes.windows(row.len()).position(|window| window == row.as_slice()).expect("the row is in the file");
-                let mut damaged = bytes.clone();
-                damaged[at + 3 * nan.len()..at + 4 * nan.len()].copy_from_slice(&nan);
-                std::fs::write(&path, relabelled(&damaged, version, Checksum::Castagnoli)).unwrap();
-                let error = VectorIndex::load(&path).err().unwrap();
-                assert_eq!(error.code, ErrorCode::CheckpointCorrupt, "{datatype:?} v{version}");
-                assert!(error.message.contains("slot 5 holds a non-finite value"), "{datatype:?} v{version}: {}", error.message);
-                // The undamaged file loads the same rows back.
-                std::fs::write(&path, &bytes).unwrap();
-                let (loaded, _) = VectorIndex::load(&path).unwrap();
-                assert_eq!(loaded.vectors(&slots(40)), index.vectors(&slots(40)), "{datatype:?} v{version}");
-            }
+        for datatype in [Datatype::Float32, Datatype::Float16] {
+            let params = IndexParams { full_scan_threshold: 0, indexing_threads: 1, datatype, ..IndexParams::new(16, Metric::Euclid) };
+            let index = VectorIndex::new(params).unwrap();
+            // Values a float16 holds exactly, so the saved row is these very values.
+            let data: Vec<f32> = (0..40 * 16).map(|value| (value % 97) as f32 * 0.5).collect();
+            index.upsert(&slots(40), &data).unwrap();
+            index.wait_indexed();
+            index.save_as(&path, 9, "", 4).unwrap();
+            let bytes = std::fs::read(&path).unwrap();
+            // Slot 5's row, found by its bytes (version 4 writes float32 values whatever the
+            // datatype); its fourth value becomes a NaN, the checksum redone.
+            let row: Vec<u8> = data[5 * 16..6 * 16].iter().flat_map(|value| value.to_le_bytes()).collect();
+            let at = bytes.windows(row.len()).position(|window| window == row.as_slice()).expect("the row is in the file");
+            let mut damaged = bytes.clone();
+            damaged[at + 12..at + 16].copy_from_slice(&f32::NAN.to_le_bytes());
+            std::fs::write(&path, relabelled(&damaged, 4, Checksum::Castagnoli)).unwrap();
+            let error = VectorIndex::load(&path).err().unwrap();
+            assert_eq!(error.code, ErrorCode::CheckpointCorrupt, "{datatype:?}");
+            assert!(error.message.contains("slot 5 holds a non-finite value"), "{datatype:?}: {}", error.message);
+            // The undamaged file loads the same rows back.
+            std::fs::write(&path, &bytes).unwrap();
+            let (loaded, _) = VectorIndex::load(&path).unwrap();
+            assert_eq!(loaded.vectors(&slots(40)), index.vectors(&slots(40)), "{datatype:?}");
         }
         std::fs::remove_dir_all(&directory).unwrap();
     }

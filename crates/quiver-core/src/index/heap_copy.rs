@@ -1,0 +1,52 @@
+//! A heap index loaded from a version 5 checkpoint answers from the file's row block at once
+//! and copies the rows into its arena behind the searches (store.rs, `copy_adopted_rows`), so
+//! a restart does not wait for every vector to be copied (docs/architecture.md §21). The copy
+//! runs on its own thread at the builders' priority, a block of rows at a time, and then the
+//! store switches its lookups to the arena.
+
+use super::{Shared, VectorIndex};
+use std::sync::{Arc, Weak};
+
+/// Rows copied between checks that the index still exists; also how many file pages are held
+/// at most before they are given back (4,096 rows of 768 float32 values: 12 MiB).
+const ROWS_PER_STEP: usize = 4096;
+
+impl VectorIndex {
+    /// Starts copying the rows a heap store adopted into its arena, if it adopted any. Without
+    /// a thread the rows are copied here, before the load returns, as the load did before.
+    pub(crate) fn copy_adopted_rows_in_background(&self) {
+        if !self.shared.store.copies_adopted_rows() {
+            return;
+        }
+        let shared = Arc::downgrade(&self.shared);
+        let spawned = std::thread::Builder::new().name("quiver-rows".into()).spawn(move || {
+            crate::background_priority::lower_current_thread(crate::background_priority::BUILDER_NICE_INCREMENT);
+            copy_rows(&shared);
+        });
+        if spawned.is_err() {
+            copy_rows(&Arc::downgrade(&self.shared));
+        }
+    }
+
+    /// Rows the index still reads from a checkpoint file instead of its own memory: for a heap
+    /// index until its background copy ends, for good for an `on_disk` one.
+    pub fn rows_read_from_checkpoint(&self) -> usize {
+        self.shared.store.adopted_rows()
+    }
+}
+
+/// Copies every adopted row, a step at a time, unless the index is dropped (or shutting down)
+/// first; the mapping goes with the index then.
+fn copy_rows(shared: &Weak<Shared>) {
+    let Some(rows) = shared.upgrade().map(|shared| shared.store.adopted_rows()) else { return };
+    for first in (0..rows).step_by(ROWS_PER_STEP) {
+        let Some(shared) = shared.upgrade() else { return };
+        if shared.pending.is_shut_down() {
+            return;
+        }
+        shared.store.copy_adopted_rows(first..(first + ROWS_PER_STEP).min(rows));
+    }
+    if let Some(shared) = shared.upgrade() {
+        shared.store.finish_adoption();
+    }
+}
