@@ -8,16 +8,16 @@
 //!
 //! A store loaded from a version 5 checkpoint reads its loaded rows where they are, in the
 //! checkpoint file's row block (`AdoptedRows`), instead of copying them before it answers: rows
-//! below `adopted_limit` are the file's. An `on_disk` store keeps them there for good, and its
-//! arena (its own mapped files) numbers later rows from 0. A heap store numbers its arena like
-//! its rows, copies the file's rows into the arena's first rows in the background
-//! (`copy_adopted_rows`, index/heap_copy.rs) and then reads them there (`finish_adoption`).
+//! `adopted_first..adopted_end` are the file's. An `on_disk` store keeps them there for good,
+//! and its arena (its own mapped files) numbers later rows from 0. A heap store numbers its
+//! arena like its rows and copies the file's rows into the arena's first rows in the background
+//! (`copy_next_adopted_rows`, index/heap_copy.rs), a step at a time, moving `adopted_first` past
+//! each step: from then on those rows are read from the arena.
 
 use crate::distance::row::f16_from_f32;
 use crate::distance::{Datatype, Row, Space};
 use crate::rows::Rows;
 use std::borrow::Cow;
-use std::ops::Range;
 use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
 
 const DELETED: u32 = 1 << 31;
@@ -124,10 +124,12 @@ pub struct VectorStore {
     deleted: AtomicUsize,
     /// Rows read from a checkpoint in place (module comment); None for a store that copied.
     adopted: Option<AdoptedRows>,
-    /// Rows below this are read from `adopted` (0 without, and once a heap store has copied
-    /// them). This, `arena_base` and `adopted_start` are kept beside the Option so that every
-    /// row lookup reads plain fields instead of going through the Option and the Arc.
-    adopted_limit: AtomicUsize,
+    /// One past the last row `adopted` holds (0 without). This, `arena_base` and
+    /// `adopted_start` are kept beside the Option so that every row lookup reads plain fields
+    /// instead of going through the Option and the Arc.
+    adopted_end: usize,
+    /// The first adopted row still read from the file: 0, or as far as a heap store has copied.
+    adopted_first: AtomicUsize,
     /// The row the arena's row 0 holds: the adopted row count for an `on_disk` store (its
     /// files hold only later rows), 0 otherwise.
     arena_base: usize,
@@ -165,7 +167,8 @@ impl VectorStore {
             live: AtomicUsize::new(0),
             deleted: AtomicUsize::new(0),
             adopted: None,
-            adopted_limit: AtomicUsize::new(0),
+            adopted_end: 0,
+            adopted_first: AtomicUsize::new(0),
             arena_base: 0,
             adopted_start: 0,
             row_bytes: dimension * datatype.bytes_per_component(),
@@ -185,7 +188,7 @@ impl VectorStore {
         if !start.is_multiple_of(std::mem::align_of::<f32>()) || self.next_row.load(Ordering::Acquire) != 0 {
             return Err(crate::error::KernelError::invalid("rows can be adopted only aligned, into an empty store".to_string()));
         }
-        self.adopted_limit = AtomicUsize::new(adopted.rows);
+        self.adopted_end = adopted.rows;
         self.arena_base = if self.is_on_disk() { adopted.rows } else { 0 };
         self.adopted_start = start;
         self.adopted = Some(adopted);
@@ -208,34 +211,36 @@ impl VectorStore {
         }
         self.live.store(live, Ordering::Release);
         self.deleted.store(deleted, Ordering::Release);
-        self.next_row.store(self.adopted_limit.load(Ordering::Relaxed) as u32, Ordering::Release);
+        self.next_row.store(self.adopted_end as u32, Ordering::Release);
         Ok(self)
     }
 
     /// Rows still read from the checkpoint file: until a heap store has copied them, and for
     /// good in an `on_disk` one.
     pub fn adopted_rows(&self) -> usize {
-        self.adopted_limit.load(Ordering::Acquire)
+        self.adopted_end - self.adopted_first.load(Ordering::Acquire)
     }
 
     /// Whether this store's adopted rows are to be copied into its arena (a heap store that
-    /// adopted rows and has not finished copying them).
+    /// adopted rows and has not copied them all yet).
     pub fn copies_adopted_rows(&self) -> bool {
         self.arena_base == 0 && self.adopted_rows() > 0
     }
 
-    /// Copies adopted rows `rows` into the same rows of the arena, element for element, and
-    /// gives the file's pages for them back (they are read again from the page cache if a search
-    /// lands on them before `finish_adoption`). Until then nothing reads or writes these arena
-    /// rows: lookups below `adopted_limit` go to the file, and writers take rows from
-    /// `next_row`, which starts above them. Safe from any one thread beside searches and writers.
-    pub fn copy_adopted_rows(&self, rows: Range<usize>) {
-        let Some(adopted) = self.adopted.as_ref().filter(|_| self.copies_adopted_rows()) else { return };
-        let rows = rows.start..rows.end.min(adopted.rows);
-        for row in rows.clone() {
+    /// Copies the next `count` adopted rows still read from the file into the same rows of the
+    /// arena, element for element; then lookups of them go to the arena, and the file's pages
+    /// for them are given back. Returns how many rows are left. Call from one thread at a time
+    /// (heap_copy.rs); searches and writers go on meanwhile: lookups of a row go to the file until
+    /// it is copied, and writers take rows from `next_row`, which starts above the file's rows,
+    /// so nobody else reads or writes an arena row while it is copied.
+    pub fn copy_next_adopted_rows(&self, count: usize) -> usize {
+        let Some(adopted) = self.adopted.as_ref().filter(|_| self.copies_adopted_rows()) else { return 0 };
+        let first = self.adopted_first.load(Ordering::Acquire);
+        let end = (first + count).min(self.adopted_end);
+        for row in first..end {
             with_rows!(&self.arena, arena => arena.ensure(row));
-            // SAFETY: row < adopted_limit, so no reader looks at the arena's row and no writer is
-            // handed it (see above); the file's row is in bounds (checked by `adopting`).
+            // SAFETY: row >= adopted_first, so no lookup reads the arena's row yet and no writer
+            // is handed it (see above); the file's row is in bounds (checked by `adopting`).
             unsafe {
                 let from = (self.adopted_start + row * self.row_bytes) as *const u8;
                 match &self.arena {
@@ -245,28 +250,24 @@ impl VectorStore {
                 }
             }
         }
-        adopted.bytes.release(adopted.offset + rows.start * self.row_bytes..adopted.offset + rows.end * self.row_bytes);
-    }
-
-    /// Reads every row from the arena from now on, once `copy_adopted_rows` has copied them all,
-    /// and gives back the rest of the file's pages. The mapping itself stays until the store is
-    /// dropped: a search that looked a row up just before still reads the file's bytes, which
-    /// are the same.
-    pub fn finish_adoption(&self) {
-        let Some(adopted) = self.adopted.as_ref().filter(|_| self.copies_adopted_rows()) else { return };
-        // Release: a lookup that sees the limit at 0 (Acquire) sees every copied row.
-        self.adopted_limit.store(0, Ordering::Release);
-        adopted.bytes.release(adopted.offset..adopted.offset + adopted.rows * self.row_bytes);
+        // Release: a lookup that sees the new first row (Acquire) sees the rows copied before it.
+        self.adopted_first.store(end, Ordering::Release);
+        // A search that looked a row up just before still reads the file's bytes (the same ones,
+        // faulted in again from the page cache): the mapping stays as long as the store.
+        let released_end = if end == self.adopted_end { adopted.bytes.len() } else { adopted.offset + end * self.row_bytes };
+        adopted.bytes.release(adopted.offset + first * self.row_bytes..released_end);
+        self.adopted_end - end
     }
 
     /// Row `row` of the store: adopted, or the arena's.
     #[inline(always)]
     fn arena_row(&self, row: usize) -> Row<'_> {
-        if row < self.adopted_limit.load(Ordering::Acquire) {
+        // `adopted_end` first: a plain field, 0 for a store that adopted nothing.
+        if row < self.adopted_end && row >= self.adopted_first.load(Ordering::Acquire) {
             let start = self.adopted_start + row * self.row_bytes;
-            // SAFETY: `adopting` checked that `adopted.rows` (>= the limit) rows of `row_bytes`
-            // from `adopted_start` lie inside the mapping `adopted` keeps alive as long as the
-            // store, aligned for the element type; nothing writes them.
+            // SAFETY: `adopting` checked that `adopted_end` rows of `row_bytes` from
+            // `adopted_start` lie inside the mapping `adopted` keeps alive as long as the store,
+            // aligned for the element type; nothing writes them.
             unsafe {
                 match self.datatype {
                     Datatype::Float32 => Row::F32(std::slice::from_raw_parts(start as *const f32, self.dimension)),
@@ -630,7 +631,7 @@ mod tests {
     }
 
     #[test]
-    fn a_heap_store_copying_adopted_rows_keeps_what_writers_did_meanwhile_and_switches_to_its_arena_at_once() {
+    fn a_heap_store_copying_adopted_rows_keeps_what_writers_did_meanwhile_and_reads_each_copied_row_from_its_arena() {
         // A row block of 8 rows of 2 values (row r holds [r, -r]) at offset 4096 of a file.
         let path = std::env::temp_dir().join(format!("quiver-store-adopt-{}", std::process::id()));
         let mut bytes = vec![0u8; 4096];
@@ -648,15 +649,18 @@ mod tests {
         assert!(store.copies_adopted_rows());
         assert_eq!((store.live_count(), store.deleted_count(), store.next_row()), (6, 1, 8));
 
-        store.copy_adopted_rows(0..4);
+        assert_eq!(store.copy_next_adopted_rows(3), 5);
+        assert_eq!((store.adopted_rows(), store.mapped_bytes()), (5, 5 * 8));
         // Writers meanwhile: slot 1 (copied) and slot 6 (not yet) replaced, slot 7 deleted, slot 9 new.
         store.put(1, &[10.0, 10.0]);
         store.put(6, &[60.0, 60.0]);
         assert!(store.delete(7));
         store.put(9, &[90.0, 90.0]);
-        assert_eq!(store.adopted_rows(), 8, "still read from the file until the copy ends");
-        store.copy_adopted_rows(4..8);
-        store.finish_adoption();
+        assert_eq!(store.vector(2).map(|row| row.to_vec()), Some(vec![2.0, -2.0]), "copied: read from the arena");
+        assert_eq!(store.vector(5).map(|row| row.to_vec()), Some(vec![5.0, -5.0]), "not yet: read from the file");
+        assert_eq!(store.copy_next_adopted_rows(4), 1);
+        assert_eq!(store.copy_next_adopted_rows(4), 0);
+        assert_eq!(store.copy_next_adopted_rows(4), 0, "nothing left to copy");
         assert_eq!((store.adopted_rows(), store.mapped_bytes()), (0, 0));
         assert!(!store.copies_adopted_rows());
 

@@ -1,8 +1,8 @@
 //! A heap index loaded from a version 5 checkpoint answers from the file's row block at once
-//! and copies the rows into its arena behind the searches (store.rs, `copy_adopted_rows`), so
-//! a restart does not wait for every vector to be copied (docs/architecture.md §21). The copy
-//! runs on its own thread at the builders' priority, a block of rows at a time, and then the
-//! store switches its lookups to the arena.
+//! and copies the rows into its arena behind the searches (store.rs, `copy_next_adopted_rows`),
+//! so a restart does not wait for every vector to be copied (docs/architecture.md §21). The copy
+//! runs on its own thread at the builders' priority, a step of rows at a time; each step's rows
+//! are read from the arena from then on, and their file pages are given back.
 
 use super::{Shared, VectorIndex};
 use std::sync::{Arc, Weak};
@@ -38,15 +38,10 @@ impl VectorIndex {
 /// Copies every adopted row, a step at a time, unless the index is dropped (or shutting down)
 /// first; the mapping goes with the index then.
 fn copy_rows(shared: &Weak<Shared>) {
-    let Some(rows) = shared.upgrade().map(|shared| shared.store.adopted_rows()) else { return };
-    for first in (0..rows).step_by(ROWS_PER_STEP) {
+    loop {
         let Some(shared) = shared.upgrade() else { return };
-        if shared.pending.is_shut_down() {
+        if shared.pending.is_shut_down() || shared.store.copy_next_adopted_rows(ROWS_PER_STEP) == 0 {
             return;
         }
-        shared.store.copy_adopted_rows(first..(first + ROWS_PER_STEP).min(rows));
-    }
-    if let Some(shared) = shared.upgrade() {
-        shared.store.finish_adoption();
     }
 }

@@ -50,8 +50,6 @@ fn a_heap_index_loaded_from_format_5_answers_from_the_file_at_once_then_from_its
         let (loaded, operation, _) = VectorIndex::load_with_storage(&file, VectorStorage::Ram).unwrap();
         assert_eq!(operation, 9);
         assert_eq!((loaded.stats().count, loaded.stats().deleted_count), (2998, 2));
-        // The switch to the heap's rows is one step: all rows from the file, or none.
-        assert!(matches!(loaded.rows_read_from_checkpoint(), 0 | 3000), "{datatype:?}");
         assert_same_answers(&loaded, &original, &data, dimension, true, &format!("{datatype:?}, copy under way or done"));
         wait_rows_copied(&loaded);
         // All rows are the heap's now, and the file's pages are given back.
