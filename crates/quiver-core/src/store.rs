@@ -124,10 +124,11 @@ pub struct VectorStore {
     deleted: AtomicUsize,
     /// Rows read from a checkpoint in place (module comment); None for a store that copied.
     adopted: Option<AdoptedRows>,
-    /// One past the last row `adopted` holds (0 without). This, `arena_base` and
-    /// `adopted_start` are kept beside the Option so that every row lookup reads plain fields
-    /// instead of going through the Option and the Arc.
-    adopted_end: usize,
+    /// One past the last row still read from `adopted`: the rows it holds, and 0 without (or
+    /// once a heap store has copied them all, so that its lookups skip the `adopted_first`
+    /// check). This, `arena_base` and `adopted_start` are kept beside the Option so that every
+    /// row lookup reads plain fields instead of going through the Option and the Arc.
+    adopted_end: AtomicUsize,
     /// The first adopted row still read from the file: 0, or as far as a heap store has copied.
     adopted_first: AtomicUsize,
     /// The row the arena's row 0 holds: the adopted row count for an `on_disk` store (its
@@ -167,7 +168,7 @@ impl VectorStore {
             live: AtomicUsize::new(0),
             deleted: AtomicUsize::new(0),
             adopted: None,
-            adopted_end: 0,
+            adopted_end: AtomicUsize::new(0),
             adopted_first: AtomicUsize::new(0),
             arena_base: 0,
             adopted_start: 0,
@@ -188,7 +189,8 @@ impl VectorStore {
         if !start.is_multiple_of(std::mem::align_of::<f32>()) || self.next_row.load(Ordering::Acquire) != 0 {
             return Err(crate::error::KernelError::invalid("rows can be adopted only aligned, into an empty store".to_string()));
         }
-        self.adopted_end = adopted.rows;
+        let adopted_rows = adopted.rows;
+        self.adopted_end = AtomicUsize::new(adopted_rows);
         self.arena_base = if self.is_on_disk() { adopted.rows } else { 0 };
         self.adopted_start = start;
         self.adopted = Some(adopted);
@@ -211,14 +213,14 @@ impl VectorStore {
         }
         self.live.store(live, Ordering::Release);
         self.deleted.store(deleted, Ordering::Release);
-        self.next_row.store(self.adopted_end as u32, Ordering::Release);
+        self.next_row.store(adopted_rows as u32, Ordering::Release);
         Ok(self)
     }
 
     /// Rows still read from the checkpoint file: until a heap store has copied them, and for
     /// good in an `on_disk` one.
     pub fn adopted_rows(&self) -> usize {
-        self.adopted_end - self.adopted_first.load(Ordering::Acquire)
+        self.adopted_end.load(Ordering::Acquire).saturating_sub(self.adopted_first.load(Ordering::Acquire))
     }
 
     /// Whether this store's adopted rows are to be copied into its arena (a heap store that
@@ -236,7 +238,7 @@ impl VectorStore {
     pub fn copy_next_adopted_rows(&self, count: usize) -> usize {
         let Some(adopted) = self.adopted.as_ref().filter(|_| self.copies_adopted_rows()) else { return 0 };
         let first = self.adopted_first.load(Ordering::Acquire);
-        let end = (first + count).min(self.adopted_end);
+        let end = (first + count).min(adopted.rows);
         for row in first..end {
             with_rows!(&self.arena, arena => arena.ensure(row));
             // SAFETY: row >= adopted_first, so no lookup reads the arena's row yet and no writer
@@ -254,18 +256,24 @@ impl VectorStore {
         self.adopted_first.store(end, Ordering::Release);
         // A search that looked a row up just before still reads the file's bytes (the same ones,
         // faulted in again from the page cache): the mapping stays as long as the store.
-        let released_end = if end == self.adopted_end { adopted.bytes.len() } else { adopted.offset + end * self.row_bytes };
+        let released_end = if end == adopted.rows { adopted.bytes.len() } else { adopted.offset + end * self.row_bytes };
         adopted.bytes.release(adopted.offset + first * self.row_bytes..released_end);
-        self.adopted_end - end
+        if end == adopted.rows {
+            // Every row is the arena's: lookups stop at the first comparison again. A lookup
+            // that read the old end goes on to `adopted_first` and reads the arena's row, or the
+            // file's same bytes (the mapping stays as long as the store).
+            self.adopted_end.store(0, Ordering::Release);
+        }
+        adopted.rows - end
     }
 
     /// Row `row` of the store: adopted, or the arena's.
     #[inline(always)]
     fn arena_row(&self, row: usize) -> Row<'_> {
-        // `adopted_end` first: a plain field, 0 for a store that adopted nothing.
-        if row < self.adopted_end && row >= self.adopted_first.load(Ordering::Acquire) {
+        // `adopted_end` first: 0 for a store that adopted nothing or has copied it all.
+        if row < self.adopted_end.load(Ordering::Relaxed) && row >= self.adopted_first.load(Ordering::Acquire) {
             let start = self.adopted_start + row * self.row_bytes;
-            // SAFETY: `adopting` checked that `adopted_end` rows of `row_bytes` from
+            // SAFETY: `adopting` checked that `adopted.rows` (>= `adopted_end`) rows of `row_bytes` from
             // `adopted_start` lie inside the mapping `adopted` keeps alive as long as the store,
             // aligned for the element type; nothing writes them.
             unsafe {
