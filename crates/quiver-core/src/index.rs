@@ -161,11 +161,18 @@ const BUILDER_IDLE: std::time::Duration = if cfg!(test) { std::time::Duration::f
 
 pub struct VectorIndex {
     shared: Arc<Shared>,
+    /// The thread copying a loaded heap index's rows out of its checkpoint file (heap_copy.rs),
+    /// joined on drop: it may be reading the file's mapping, which must be gone when the index is.
+    row_copy: Mutex<Option<std::thread::JoinHandle<()>>>,
 }
 
 impl Drop for VectorIndex {
     fn drop(&mut self) {
         self.shared.pending.shutdown();
+        // It stops at its next step (at most 4,096 rows) once it sees the shutdown.
+        if let Some(copy) = self.row_copy.get_mut().unwrap_or_else(|poisoned| poisoned.into_inner()).take() {
+            let _ = copy.join();
+        }
     }
 }
 
@@ -242,6 +249,7 @@ impl VectorIndex {
     pub(crate) fn with_store(params: IndexParams, store: VectorStore) -> VectorIndex {
         let graph = Graph::new(params.graph_params());
         VectorIndex {
+            row_copy: Mutex::new(None),
             shared: Arc::new(Shared {
                 store,
                 graph,

@@ -23,8 +23,10 @@ impl VectorIndex {
             crate::background_priority::lower_current_thread(crate::background_priority::BUILDER_NICE_INCREMENT);
             copy_rows(&shared);
         });
-        if spawned.is_err() {
-            copy_rows(&Arc::downgrade(&self.shared));
+        match spawned {
+            // Joined when the index is dropped (index.rs), so no copy outlives it.
+            Ok(thread) => *self.row_copy.lock().unwrap_or_else(|poisoned| poisoned.into_inner()) = Some(thread),
+            Err(_) => copy_rows(&Arc::downgrade(&self.shared)),
         }
     }
 
@@ -35,8 +37,8 @@ impl VectorIndex {
     }
 }
 
-/// Copies every adopted row, a step at a time, unless the index is dropped (or shutting down)
-/// first; the mapping goes with the index then.
+/// Copies every adopted row, a step at a time, unless the index is dropped first (its drop
+/// shuts `pending` down, then waits for this to return).
 fn copy_rows(shared: &Weak<Shared>) {
     loop {
         let Some(shared) = shared.upgrade() else { return };
