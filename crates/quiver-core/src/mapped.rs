@@ -244,6 +244,14 @@ impl FileBytes {
         Ok(FileBytes { pointer: std::ptr::null_mut(), length: owned.len(), mapped_length: 0, owned })
     }
 
+    /// A heap copy of these bytes, as `open` makes where a file cannot be mapped: tests load
+    /// through it the paths such systems take (index/persist.rs, the row-by-row copy).
+    #[cfg(test)]
+    pub fn copied(&self) -> FileBytes {
+        let owned = self.to_vec();
+        FileBytes { pointer: std::ptr::null_mut(), length: owned.len(), mapped_length: 0, owned }
+    }
+
     /// Gives back the mapped pages of `range` once the caller has read everything before its
     /// end: they stay readable (a later read faults them in again from the page cache) but
     /// leave the process's resident set. Without it a restart held the whole checkpoint

@@ -273,9 +273,9 @@ impl VectorStore {
         // `adopted_end` first: 0 for a store that adopted nothing or has copied it all.
         if row < self.adopted_end.load(Ordering::Relaxed) && row >= self.adopted_first.load(Ordering::Acquire) {
             let start = self.adopted_start + row * self.row_bytes;
-            // SAFETY: `adopting` checked that `adopted.rows` (>= `adopted_end`) rows of `row_bytes` from
-            // `adopted_start` lie inside the mapping `adopted` keeps alive as long as the store,
-            // aligned for the element type; nothing writes them.
+            // SAFETY: `adopting` checked that `adopted.rows` (>= `adopted_end`) rows of
+            // `row_bytes` from `adopted_start` lie inside the mapping `adopted` keeps alive as
+            // long as the store, aligned for the element type; nothing writes them.
             unsafe {
                 match self.datatype {
                     Datatype::Float32 => Row::F32(std::slice::from_raw_parts(start as *const f32, self.dimension)),
@@ -487,11 +487,14 @@ impl VectorStore {
         with_rows!(&self.arena, rows => rows.mapped_bytes()) + self.adopted_rows() * self.row_bytes
     }
 
-    /// The part of the mapped arena and adopted rows in RAM now (O(pages): monitoring only).
+    /// The part of the mapped arena and of the adopted rows still read from their file in RAM
+    /// now (O(pages): monitoring only).
     pub fn mapped_resident_bytes(&self) -> usize {
-        let rows = self.adopted_rows();
-        let adopted =
-            self.adopted.as_ref().map_or(0, |adopted| adopted.bytes.resident_bytes(adopted.offset..adopted.offset + rows * self.row_bytes));
+        let adopted = self.adopted.as_ref().map_or(0, |adopted| {
+            let first = self.adopted_first.load(Ordering::Acquire).min(adopted.rows);
+            let rows = self.adopted_rows();
+            adopted.bytes.resident_bytes(adopted.offset + first * self.row_bytes..adopted.offset + (first + rows) * self.row_bytes)
+        });
         with_rows!(&self.arena, rows => rows.mapped_resident_bytes()) + adopted
     }
 

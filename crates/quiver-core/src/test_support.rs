@@ -71,6 +71,13 @@ pub fn wait_rows_copied(index: &VectorIndex) {
     }
 }
 
+/// Loads `path` as a system that cannot map files does: the verified bytes copied to the heap,
+/// so a format 5 file's rows are copied row by row (index/persist.rs, `load_row_block`).
+pub fn load_unmapped(path: &std::path::Path, storage: crate::index::VectorStorage) -> crate::KernelResult<VectorIndex> {
+    let (body, version) = crate::checkpoint::read_verified_mapped(path)?;
+    VectorIndex::load_verified(std::sync::Arc::new(body.copied()), version, storage).map(|(index, ..)| index)
+}
+
 /// Mean recall@k of `found` against `truth`.
 pub fn recall(found: &[Vec<Hit>], truth: &[Vec<Hit>]) -> f64 {
     let mut hits = 0usize;

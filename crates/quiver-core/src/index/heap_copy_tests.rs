@@ -4,7 +4,7 @@
 
 use crate::distance::{Datatype, Metric};
 use crate::index::{IndexParams, SearchParams, VectorIndex, VectorStorage};
-use crate::test_support::{bits, slots, typed_data, wait_rows_copied};
+use crate::test_support::{bits, load_unmapped, slots, typed_data, wait_rows_copied};
 use std::path::{Path, PathBuf};
 
 fn scratch(name: &str) -> PathBuf {
@@ -123,4 +123,31 @@ fn an_index_dropped_while_it_copies_its_rows_leaves_the_file_loadable_and_stops_
     wait_rows_copied(&loaded);
     assert_same_answers(&loaded, &original, &data, dimension, true, "loaded after three dropped loads");
     let _ = std::fs::remove_dir_all(&directory);
+}
+
+#[test]
+fn a_format_5_file_copied_row_by_row_where_it_cannot_be_mapped_loads_the_same_index_as_one_read_in_place() {
+    let dimension = 16;
+    for datatype in [Datatype::Float32, Datatype::Float16, Datatype::Uint8] {
+        let directory = scratch(&format!("twin-{datatype:?}"));
+        let file = directory.join("vector.qvi");
+        let (original, data) = saved(datatype, 2000, dimension, &file);
+        for storage in [VectorStorage::Ram, VectorStorage::OnDisk(directory.join("arena"))] {
+            let (in_place, ..) = VectorIndex::load_with_storage(&file, storage.clone()).unwrap();
+            let copied = load_unmapped(&file, storage.clone()).unwrap();
+            // The twin copied every row before it returned: none is read from the file.
+            assert_eq!(copied.rows_read_from_checkpoint(), 0, "{datatype:?} {storage:?}");
+            wait_rows_copied_unless_on_disk(&in_place, &storage);
+            assert_same_answers(&copied, &in_place, &data, dimension, true, &format!("{datatype:?} {storage:?}"));
+            assert_same_answers(&copied, &original, &data, dimension, true, &format!("{datatype:?} {storage:?}, against the saved index"));
+        }
+        let _ = std::fs::remove_dir_all(&directory);
+    }
+}
+
+/// `wait_rows_copied` for a heap index; an `on_disk` one reads its rows from the file for good.
+fn wait_rows_copied_unless_on_disk(index: &VectorIndex, storage: &VectorStorage) {
+    if *storage == VectorStorage::Ram {
+        wait_rows_copied(index);
+    }
 }

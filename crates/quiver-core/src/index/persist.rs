@@ -138,11 +138,17 @@ impl VectorIndex {
 
     /// `load_bound` into an index keeping its vectors in `storage`: an `on_disk` index reads a
     /// format 5 checkpoint's rows in place and refills its mapped working files from an older
-    /// one; a heap index copies them into its arena (docs/architecture.md §15).
+    /// one; a heap index copies them into its arena, a format 5 file's in the background
+    /// (docs/architecture.md §15, §21).
     pub fn load_with_storage(path: &Path, storage: super::VectorStorage) -> KernelResult<(VectorIndex, u64, String)> {
         let (body, version) = checkpoint::read_verified_mapped(path)?;
-        // Shared: an `on_disk` store adopting the row block keeps the mapping (store.rs).
-        let body = Arc::new(body);
+        // Shared: a store adopting the row block keeps the mapping (store.rs).
+        Self::load_verified(Arc::new(body), version, storage)
+    }
+
+    /// The index in a checkpoint's verified `body` (everything before the checksum) of format
+    /// `version`.
+    pub(crate) fn load_verified(body: Arc<FileBytes>, version: u32, storage: VectorStorage) -> KernelResult<(VectorIndex, u64, String)> {
         let mut decoder = Decoder::new(&body);
         decoder.take(MAGIC.len() + 4)?;
         let binding = checkpoint::read_binding(&mut decoder, version)?;
@@ -342,11 +348,11 @@ fn all_finite(values: &[f32]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::super::{IndexParams, SearchParams, VectorIndex, VectorStorage};
-    use crate::checkpoint::Checksum;
+    use crate::checkpoint::{Checksum, FORMAT_VERSION};
     use crate::crc32::Crc32;
     use crate::distance::Metric;
     use crate::error::ErrorCode;
-    use crate::test_support::{clustered, slots};
+    use crate::test_support::{clustered, load_unmapped, slots};
 
     fn saved(directory_name: &str) -> (std::path::PathBuf, VectorIndex, Vec<f32>) {
         let directory = std::env::temp_dir().join(format!("quiver-core-{directory_name}-{}", std::process::id()));
@@ -424,36 +430,45 @@ mod tests {
     }
 
     #[test]
-    // Version 5's rows are read where they lie (heap_copy.rs) on the strength of the checksum,
-    // as an `on_disk` index always read them; a file copied row by row is checked value by value.
-    fn a_checkpoint_copied_row_by_row_whose_checksum_holds_but_whose_row_is_not_finite_is_refused_for_every_datatype() {
+    // A mapped format 5 file's rows are read where they lie (heap_copy.rs) on the strength of the
+    // checksum, as an `on_disk` index always read them; a file copied row by row (format 4, or
+    // format 5 where it cannot be mapped) is checked value by value.
+    fn a_checkpoint_copied_row_by_row_whose_checksum_holds_but_whose_row_is_not_finite_is_refused_for_every_datatype_and_layout() {
+        use crate::distance::row::f16_from_f32;
         use crate::distance::Datatype;
         let directory = std::env::temp_dir().join(format!("quiver-core-non-finite-{}", std::process::id()));
         std::fs::create_dir_all(&directory).unwrap();
         let path = directory.join("index.qvx");
-        for datatype in [Datatype::Float32, Datatype::Float16] {
-            let params = IndexParams { full_scan_threshold: 0, indexing_threads: 1, datatype, ..IndexParams::new(16, Metric::Euclid) };
-            let index = VectorIndex::new(params).unwrap();
-            // Values a float16 holds exactly, so the saved row is these very values.
-            let data: Vec<f32> = (0..40 * 16).map(|value| (value % 97) as f32 * 0.5).collect();
-            index.upsert(&slots(40), &data).unwrap();
-            index.wait_indexed();
-            index.save_as(&path, 9, "", 4).unwrap();
-            let bytes = std::fs::read(&path).unwrap();
-            // Slot 5's row, found by its bytes (version 4 writes float32 values whatever the
-            // datatype); its fourth value becomes a NaN, the checksum redone.
-            let row: Vec<u8> = data[5 * 16..6 * 16].iter().flat_map(|value| value.to_le_bytes()).collect();
-            let at = bytes.windows(row.len()).position(|window| window == row.as_slice()).expect("the row is in the file");
-            let mut damaged = bytes.clone();
-            damaged[at + 12..at + 16].copy_from_slice(&f32::NAN.to_le_bytes());
-            std::fs::write(&path, relabelled(&damaged, 4, Checksum::Castagnoli)).unwrap();
-            let error = VectorIndex::load(&path).err().unwrap();
-            assert_eq!(error.code, ErrorCode::CheckpointCorrupt, "{datatype:?}");
-            assert!(error.message.contains("slot 5 holds a non-finite value"), "{datatype:?}: {}", error.message);
-            // The undamaged file loads the same rows back.
-            std::fs::write(&path, &bytes).unwrap();
-            let (loaded, _) = VectorIndex::load(&path).unwrap();
-            assert_eq!(loaded.vectors(&slots(40)), index.vectors(&slots(40)), "{datatype:?}");
+        for version in [4, FORMAT_VERSION] {
+            for datatype in [Datatype::Float32, Datatype::Float16] {
+                let params = IndexParams { full_scan_threshold: 0, indexing_threads: 1, datatype, ..IndexParams::new(16, Metric::Euclid) };
+                let index = VectorIndex::new(params).unwrap();
+                // Values a float16 holds exactly, so the saved row is these very values.
+                let data: Vec<f32> = (0..40 * 16).map(|value| (value % 97) as f32 * 0.5).collect();
+                index.upsert(&slots(40), &data).unwrap();
+                index.wait_indexed();
+                index.save_as(&path, 9, "", version).unwrap();
+                let bytes = std::fs::read(&path).unwrap();
+                // Slot 5's row, found by its bytes (float32 values, or from version 5 the
+                // element type's); its fourth value becomes a NaN, the checksum redone.
+                let values = &data[5 * 16..6 * 16];
+                let (row, nan): (Vec<u8>, Vec<u8>) = if version == 4 || datatype == Datatype::Float32 {
+                    (values.iter().flat_map(|value| value.to_le_bytes()).collect(), f32::NAN.to_le_bytes().to_vec())
+                } else {
+                    (values.iter().flat_map(|value| f16_from_f32(*value).to_le_bytes()).collect(), 0x7e00u16.to_le_bytes().to_vec())
+                };
+                let at = bytes.windows(row.len()).position(|window| window == row.as_slice()).expect("the row is in the file");
+                let mut damaged = bytes.clone();
+                damaged[at + 3 * nan.len()..at + 4 * nan.len()].copy_from_slice(&nan);
+                std::fs::write(&path, relabelled(&damaged, version, Checksum::Castagnoli)).unwrap();
+                let error = load_unmapped(&path, VectorStorage::Ram).err().unwrap();
+                assert_eq!(error.code, ErrorCode::CheckpointCorrupt, "{datatype:?} v{version}");
+                assert!(error.message.contains("slot 5 holds a non-finite value"), "{datatype:?} v{version}: {}", error.message);
+                // The undamaged file loads the same rows back.
+                std::fs::write(&path, &bytes).unwrap();
+                let loaded = load_unmapped(&path, VectorStorage::Ram).unwrap();
+                assert_eq!(loaded.vectors(&slots(40)), index.vectors(&slots(40)), "{datatype:?} v{version}");
+            }
         }
         std::fs::remove_dir_all(&directory).unwrap();
     }
