@@ -241,15 +241,19 @@ impl FileBytes {
         }
         let mut owned = Vec::with_capacity(length);
         std::io::Read::read_to_end(&mut &*file, &mut owned)?;
-        Ok(FileBytes { pointer: std::ptr::null_mut(), length: owned.len(), mapped_length: 0, owned })
+        Ok(FileBytes::owned(owned))
+    }
+
+    /// Bytes held on the heap instead of mapped (no pages to give back).
+    fn owned(owned: Vec<u8>) -> FileBytes {
+        FileBytes { pointer: std::ptr::null_mut(), length: owned.len(), mapped_length: 0, owned }
     }
 
     /// A heap copy of these bytes, as `open` makes where a file cannot be mapped: tests load
     /// through it the paths such systems take (index/persist.rs, the row-by-row copy).
     #[cfg(test)]
     pub fn copied(&self) -> FileBytes {
-        let owned = self.to_vec();
-        FileBytes { pointer: std::ptr::null_mut(), length: owned.len(), mapped_length: 0, owned }
+        FileBytes::owned(self.to_vec())
     }
 
     /// Gives back the mapped pages of `range` once the caller has read everything before its

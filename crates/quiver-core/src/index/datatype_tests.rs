@@ -6,7 +6,7 @@ use crate::distance::row::{f16_from_f32, f32_from_f16};
 use crate::distance::{Datatype, Metric, Space};
 use crate::index::{IndexParams, QuantizationSearch, SearchParams, VectorIndex, VectorStorage};
 use crate::quantization::QuantizationConfig;
-use crate::test_support::{clustered, measured_recall, slots, Random};
+use crate::test_support::{bits, clustered, measured_recall, slots, Random};
 
 // One indexing thread: the graph, and so every recall these rules compare, is the same on every
 // run. With two, concurrent inserts made the uint8/float32 pair differ by more than a point now
@@ -144,7 +144,6 @@ fn a_checkpoint_keeps_the_datatype_and_every_value_and_a_version_2_file_loads_as
         let index = filled(params(dimension, Metric::Cosine, datatype), &data);
         index.delete(&[3]);
         index.save_bound(&path, 5, "b").unwrap();
-        let bits = |values: Vec<f32>| values.iter().map(|value| value.to_bits()).collect::<Vec<_>>();
         let (loaded, operation, _) = VectorIndex::load_with_storage(&path, VectorStorage::Ram).unwrap();
         assert_eq!((loaded.params().datatype, operation), (datatype, 5));
         let all = slots(400);

@@ -137,17 +137,13 @@ fn a_format_5_file_copied_row_by_row_where_it_cannot_be_mapped_loads_the_same_in
             let copied = load_unmapped(&file, storage.clone()).unwrap();
             // The twin copied every row before it returned: none is read from the file.
             assert_eq!(copied.rows_read_from_checkpoint(), 0, "{datatype:?} {storage:?}");
-            wait_rows_copied_unless_on_disk(&in_place, &storage);
+            // An `on_disk` index reads its rows from the file for good.
+            if storage == VectorStorage::Ram {
+                wait_rows_copied(&in_place);
+            }
             assert_same_answers(&copied, &in_place, &data, dimension, true, &format!("{datatype:?} {storage:?}"));
             assert_same_answers(&copied, &original, &data, dimension, true, &format!("{datatype:?} {storage:?}, against the saved index"));
         }
         let _ = std::fs::remove_dir_all(&directory);
-    }
-}
-
-/// `wait_rows_copied` for a heap index; an `on_disk` one reads its rows from the file for good.
-fn wait_rows_copied_unless_on_disk(index: &VectorIndex, storage: &VectorStorage) {
-    if *storage == VectorStorage::Ram {
-        wait_rows_copied(index);
     }
 }
