@@ -34,6 +34,21 @@ describe('native addon', () => {
     expect(nativeErrorCode(caught)).toBe('DIMENSION_MISMATCH');
   });
 
+  it('shortestDecimals writes one number per value from the offset, and refuses a range that does not fit', () => {
+    const into = new Float64Array(4).fill(-1);
+    native.shortestDecimals(new Float32Array([9, 0.1, 2.5, -0.2]), 1, 3, into);
+    expect([...into]).toEqual([0.1, 2.5, -0.2, -1]);
+    for (const [offset, length, places] of [[2, 3, 4], [0, 5, 8], [0, 4, 3]] as const) {
+      let caught: unknown;
+      try {
+        native.shortestDecimals(new Float32Array(4), offset, length, new Float64Array(places));
+      } catch (error) {
+        caught = error;
+      }
+      expect(nativeErrorCode(caught)).toBe('INVALID_ARGUMENT');
+    }
+  });
+
   it('names the instruction set it picked', () => {
     expect(['scalar', 'avx2+fma', 'avx512f', 'neon']).toContain(native.instructionSet());
   });

@@ -26,6 +26,12 @@ export interface NativeBinding {
    * CRC-32C, on the addon's threads; twin of `checkTable` in src/storage/leveldb-table-check.ts.
    */
   checkStoreTables(directory: string): Promise<NativeTablesReport>;
+  /**
+   * Writes into `into` the number the API prints for each of `length` values of `values` from
+   * `offset`: the shortest decimal that reads back as the same float32. Twin of
+   * `float32ToNumber` (src/points/vectors.ts).
+   */
+  shortestDecimals(values: Float32Array, offset: number, length: number, into: Float64Array): void;
   /** The SIMD instruction set the kernel chose at run time, e.g. "avx2+fma". */
   instructionSet(): string;
   /** Whether indexes made from now on ask for huge pages (`storage.huge_pages`). */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { float32ToNumber, parsePointVectors, type VectorLayout } from './vectors.js';
+import { float32RowToNumbers, float32ToNumber, parsePointVectors, type VectorLayout } from './vectors.js';
 
 const layout: VectorLayout = { shape: 'named', dimensions: new Map([['a', 2], ['b', 3]]), sparseNames: new Set(['s']) };
 
@@ -12,6 +12,44 @@ describe('vectors', () => {
       expect(String(shortest).replace(/^-|e.*$|\./g, '').replace(/^0+/, '').length).toBeLessThanOrEqual(9);
     }
     expect(float32ToNumber(Math.fround(0.1))).toBe(0.1);
+  });
+
+  it('float32RowToNumbers — a row read by the kernel prints every value as float32ToNumber (its slow twin) does, ties and subnormals included', () => {
+    // A seeded mix: every bit pattern's exponent, the unit range embeddings hold, large values
+    // with few fraction bits (where a value can lie exactly between two candidates), subnormals.
+    let state = 0x9e3779b9;
+    const next = () => {
+      state ^= state << 13;
+      state ^= state >>> 17;
+      state ^= state << 5;
+      return state >>> 0;
+    };
+    const count = 120_000;
+    const values = new Float32Array(count);
+    const bits = new Uint32Array(values.buffer);
+    for (let position = 0; position < count; position += 1) {
+      const kind = position % 5;
+      if (kind === 0) bits[position] = next();
+      else if (kind === 1) values[position] = (next() / 2 ** 32) * 2 - 1;
+      else if (kind === 2) values[position] = ((next() % 2 ** 24) / 4) * (next() % 2 ? 1 : -1);
+      else if (kind === 3) bits[position] = next() % 2 ** 23;
+      else values[position] = (next() / 2 ** 32 - 0.5) * 2000;
+    }
+    values.set([2258173.25, -2258173.25, 0.1, 1e-45, 16777218, 1e10, 0.375, -0], 0);
+    const offset = 3;
+    const row = float32RowToNumbers(values, offset, count - offset);
+    let compared = 0;
+    const differing: string[] = [];
+    for (let position = offset; position < count; position += 1) {
+      const value = values[position]!;
+      if (!Number.isFinite(value)) continue;
+      if (!Object.is(row[position - offset], float32ToNumber(value))) differing.push(`${value} (${bits[position]!.toString(16)}): ${row[position - offset]}`);
+      compared += 1;
+    }
+    expect(differing).toEqual([]);
+    expect(compared).toBeGreaterThan(110_000);
+    expect(float32RowToNumbers(values, 0, 8).slice(0, 3)).toEqual([2258173.3, -2258173.3, 0.1]);
+    expect(float32RowToNumbers(new Float32Array([0.1, 0.2]), 0, 2)).toEqual([0.1, 0.2]);
   });
 
   it('named vectors — any subset of the declared names; unknown names are refused, sparse ones only where the caller takes them', () => {

@@ -17,6 +17,7 @@ pub mod pending;
 pub mod prefetch;
 pub mod quantization;
 pub mod rows;
+pub mod shortest_decimal;
 pub mod sparse;
 pub mod store;
 pub mod store_tables;

@@ -41,6 +41,24 @@ pub fn crc32c(bytes: Uint8ArraySlice<'_>) -> u32 {
     ::crc32c::crc32c(&bytes)
 }
 
+/// Writes into `into` the number the API prints for each of `length` float32 values of `values`
+/// from `offset`: the shortest decimal that reads back as the same float32
+/// (quiver_core::shortest_decimal). Twin of `float32ToNumber` in src/points/vectors.ts.
+#[napi(catch_unwind)]
+pub fn shortest_decimals(values: Float32ArraySlice<'_>, offset: u32, length: u32, mut into: Float64ArraySlice<'_>) -> Result<()> {
+    let (start, length) = (offset as usize, length as usize);
+    if start.checked_add(length).is_none_or(|end| end > values.len()) || length > into.len() {
+        return Err(errors::error(
+            quiver_core::ErrorCode::InvalidArgument,
+            format!("{length} values from {start} of {} do not fit, or not into {} places", values.len(), into.len()),
+        ));
+    }
+    // SAFETY: this call runs on the JS thread, which is the only one that could touch `into`.
+    let places = unsafe { into.as_mut() };
+    quiver_core::shortest_decimal::shortest_decimals(&values[start..start + length], &mut places[..length]);
+    Ok(())
+}
+
 /// What the start-up check of the store's table files found (`checkStoreTables`).
 #[napi(object)]
 pub struct NativeTablesReport {
