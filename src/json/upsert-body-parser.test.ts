@@ -138,6 +138,17 @@ describe('fast upsert body parser', () => {
       '{"points":[{"id":1,"vector":[1]}]} trailing',
       '{"points":[{"id":1,"vector":[1]}]',
       '{"points":[{"id":1,"vector":[1 2]}]}',
+      // After a literal the kernel reads (long, or with an exponent), the same refusals.
+      '{"points":[{"id":1,"vector":[0.12345678901234567,]}]}',
+      '{"points":[{"id":1,"vector":[1e5 2]}]}',
+      '{"points":[{"id":1,"vector":[1e5,NaN]}]}',
+      '{"points":[{"id":1,"vector":[1e5,01]}]}',
+      '{"points":[{"id":1,"vector":[1e5,+1]}]}',
+      '{"points":[{"id":1,"vector":[0.12345678901234567,1e400]}]}',
+      '{"points":[{"id":1,"vector":[0.12345678901234567,[1]]}]}',
+      '{"points":[{"id":1,"vector":[0.12345678901234567,"1"]}]}',
+      '{"points":[{"id":1,"vector":[0.12345678901234567\u00a0]}]}',
+      '{"points":[{"id":1,"vector":[1e5,2}]}',
       `{"points":[{"id":1,"vector":[1],"payload":${'['.repeat(300)}${']'.repeat(300)}}]}`,
     ];
     for (const text of refused) expect(parseUpsertBody(text), text).toBeUndefined();
@@ -148,5 +159,11 @@ describe('fast upsert body parser', () => {
     const vectors = Array.from({ length: 3 }, () => Array.from({ length: 40_000 }, () => Number((random() - 0.5).toFixed(5))));
     const text = `{"points":[${vectors.map((vector, position) => `{"id":${position},"vector":[${vector.join(',')}]}`).join(',')}]}`;
     expect(asPlain(parseUpsertBody(text))).toEqual(parseJson(text));
+    // Long literals (the kernel's part), after a few short ones, past a slab's end.
+    const long = Array.from({ length: 3 }, () => [0.5, 0.25, ...Array.from({ length: 30_000 }, () => random() - 0.5)]);
+    const longText = `{"points":[${long.map((vector, position) => `{"id":${position},"vector":[${vector.join(', ')}]}`).join(',')}]}`;
+    const fast = parseUpsertBody(longText) as { points: { vector: Float64Array }[] };
+    expect(asPlain(fast)).toEqual(parseJson(longText));
+    expect(fast.points.map((point) => point.vector.length)).toEqual([30_002, 30_002, 30_002]);
   });
 });

@@ -10,6 +10,7 @@
 // parses the whole body with parseJson (the slow twin), whose values and 400s are unchanged.
 // Doubles are kept (not float32) so every later check sees the very value JSON.parse gives.
 import { parseJson } from './parse.js';
+import { native } from '../native/index.js';
 
 /** Exact powers of ten as doubles (10^0..10^22 are exact in binary64). */
 const exactPowersOfTen = Array.from({ length: 23 }, (_, power) => 10 ** power);
@@ -174,17 +175,13 @@ class UpsertBodyReader {
         scale = position - fractionStart;
         if (scale === 0) throw giveUp;
       }
-      let value: number;
-      if (digits <= 15 && scale <= 22 && code !== 0x65 && code !== 0x45) {
-        // Both operands exact, one correctly rounded division: JSON.parse's value.
-        value = scale === 0 ? mantissa : mantissa / exactPowersOfTen[scale]!;
-        if (negative) value = -value;
-      } else {
-        this.position = numberStart;
-        value = this.readNumber();
-        position = this.position;
-        code = text.charCodeAt(position);
+      if (digits > 15 || scale > 22 || code === 0x65 || code === 0x45) {
+        // A literal this loop cannot read exactly: the kernel reads it and the rest of the vector.
+        return this.readVectorRest(numberStart, start, count);
       }
+      // Both operands exact, one correctly rounded division: JSON.parse's value.
+      let value = scale === 0 ? mantissa : mantissa / exactPowersOfTen[scale]!;
+      if (negative) value = -value;
       slab[start + count] = value;
       count += 1;
       while (isWhitespace(code)) code = text.charCodeAt(++position);
@@ -199,81 +196,31 @@ class UpsertBodyReader {
   }
 
   /**
-   * One JSON number, read exactly: up to 15 significant digits scaled by an exact power of ten
-   * is one correctly rounded operation (the value JSON.parse gives); any other literal is read
-   * by Number() once its JSON syntax is checked. Infinity (1e400) is the slow path's 400.
+   * The rest of a vector from `numberStart` (a number) through its `]`, read by the kernel
+   * (`readJsonNumbers`, crates/quiver-core/src/json_numbers.rs) into the slab after the `count`
+   * values the loop read from `start`. Long literals are what Python clients send (numpy's
+   * float32 widened to 16–17 digits); `Number()` of each sliced literal made such a body three
+   * times slower to read than JSON.parse (bench/README.md, "Long numbers in upserts"). The kernel
+   * parses doubles correctly rounded, JSON.parse's values, and gives up where JSON.parse would
+   * read the text otherwise or refuse it, leaving the body to the slow path.
    */
-  private readNumber(): number {
-    const text = this.text;
-    const start = this.position;
-    let position = start;
-    let code = text.charCodeAt(position);
-    let negative = false;
-    if (code === minus) {
-      negative = true;
-      position += 1;
-      code = text.charCodeAt(position);
+  private readVectorRest(numberStart: number, start: number, count: number): Float64Array {
+    const close = this.text.indexOf(']', numberStart);
+    if (close < 0) throw giveUp;
+    // Each number takes a character and a separator at least.
+    const most = Math.ceil((close - numberStart) / 2) + 1;
+    let slab = this.slab;
+    if (start + count + most > slab.length) {
+      const grown = new Float64Array(Math.max(slabLength, count + most));
+      grown.set(slab.subarray(start, start + count));
+      this.slab = slab = grown;
+      start = 0;
     }
-    let mantissa = 0;
-    let significant = 0;
-    let exponent = 0;
-    const integerStart = position;
-    while (code >= zero && code <= nine) {
-      if (mantissa !== 0 || code !== zero) {
-        mantissa = mantissa * 10 + (code - zero);
-        significant += 1;
-      }
-      position += 1;
-      code = text.charCodeAt(position);
-    }
-    const integerDigits = position - integerStart;
-    if (integerDigits === 0 || (integerDigits > 1 && text.charCodeAt(integerStart) === zero)) throw giveUp;
-    if (code === dot) {
-      position += 1;
-      code = text.charCodeAt(position);
-      const fractionStart = position;
-      while (code >= zero && code <= nine) {
-        if (mantissa !== 0 || code !== zero) {
-          mantissa = mantissa * 10 + (code - zero);
-          significant += 1;
-        }
-        exponent -= 1;
-        position += 1;
-        code = text.charCodeAt(position);
-      }
-      if (position === fractionStart) throw giveUp;
-    }
-    let exact = significant <= 15;
-    if (code === 0x65 || code === 0x45) {
-      position += 1;
-      code = text.charCodeAt(position);
-      let exponentNegative = false;
-      if (code === minus || code === 0x2b) {
-        exponentNegative = code === minus;
-        position += 1;
-        code = text.charCodeAt(position);
-      }
-      const exponentStart = position;
-      let written = 0;
-      while (code >= zero && code <= nine) {
-        written = written * 10 + (code - zero);
-        position += 1;
-        code = text.charCodeAt(position);
-      }
-      if (position === exponentStart) throw giveUp;
-      if (position - exponentStart > 4) exact = false;
-      exponent += exponentNegative ? -written : written;
-    }
-    this.position = position;
-    let value: number;
-    if (exact && exponent >= -22 && exponent <= 22) {
-      value = exponent < 0 ? mantissa / exactPowersOfTen[-exponent]! : mantissa * exactPowersOfTen[exponent]!;
-      if (negative) value = -value;
-    } else {
-      value = Number(text.slice(start, position));
-    }
-    if (!Number.isFinite(value)) throw giveUp;
-    return value;
+    const read = native.readJsonNumbers(this.text.slice(numberStart, close + 1), slab, start + count);
+    if (read < 0) throw giveUp;
+    this.position = close + 1;
+    this.slabUsed = start + count + read;
+    return slab.subarray(start, start + count + read);
   }
 
   /**

@@ -49,6 +49,16 @@ describe('native addon', () => {
     }
   });
 
+  it('readJsonNumbers reads the rest of an array into place from the offset, and answers -1 for anything else', () => {
+    const into = new Float64Array(5).fill(7);
+    expect(native.readJsonNumbers('0.12345678901234567, -1e-3 ,2]', into, 1)).toBe(3);
+    expect([...into]).toEqual([7, 0.12345678901234567, -0.001, 2, 7]);
+    expect(native.readJsonNumbers('1,2]', into, 4)).toBe(-1); // one place left
+    expect(native.readJsonNumbers('1]', into, 9)).toBe(-1); // past the end
+    expect(native.readJsonNumbers('1] ', into, 0)).toBe(-1); // the bracket must end the text
+    expect(native.readJsonNumbers('1,2', into, 0)).toBe(-1);
+  });
+
   it('names the instruction set it picked', () => {
     expect(['scalar', 'avx2+fma', 'avx512f', 'neon']).toContain(native.instructionSet());
   });

@@ -32,6 +32,12 @@ export interface NativeBinding {
    * `float32ToNumber` (src/points/vectors.ts).
    */
   shortestDecimals(values: Float32Array, offset: number, length: number, into: Float64Array): void;
+  /**
+   * Reads the rest of a JSON array of numbers (what follows its `[` or a comma, through its `]`,
+   * the text's last character) into `into` from `offset`: how many, or -1 where JSON.parse would
+   * read the text otherwise or refuse it, or `into` has too few places.
+   */
+  readJsonNumbers(text: string, into: Float64Array, offset: number): number;
   /** The SIMD instruction set the kernel chose at run time, e.g. "avx2+fma". */
   instructionSet(): string;
   /** Whether indexes made from now on ask for huge pages (`storage.huge_pages`). */

@@ -59,6 +59,21 @@ pub fn shortest_decimals(values: Float32ArraySlice<'_>, offset: u32, length: u32
     Ok(())
 }
 
+/// Reads the rest of a JSON array of numbers, `text` (what follows its `[` or a comma, through its
+/// `]`, which must be the text's last character), into `into` from `offset`: how many numbers, or
+/// -1 where JSON.parse would read it otherwise or refuse it (quiver_core::json_numbers). For the
+/// fast upsert parser (src/json/upsert-body-parser.ts), whose slow path then decides.
+#[napi(catch_unwind)]
+pub fn read_json_numbers(text: String, mut into: Float64ArraySlice<'_>, offset: u32) -> i32 {
+    // SAFETY: this call runs on the JS thread, which is the only one that could touch `into`.
+    let places = unsafe { into.as_mut() };
+    let Some(places) = places.get_mut(offset as usize..) else { return -1 };
+    match quiver_core::json_numbers::read_number_array_rest(text.as_bytes(), places) {
+        Some((count, end)) if end == text.len() => i32::try_from(count).unwrap_or(-1),
+        _ => -1,
+    }
+}
+
 /// What the start-up check of the store's table files found (`checkStoreTables`).
 #[napi(object)]
 pub struct NativeTablesReport {
