@@ -53,7 +53,9 @@ pub fn shortest_decimals(values: Float32ArraySlice<'_>, offset: u32, length: u32
             format!("{length} values from {start} of {} do not fit, or not into {} places", values.len(), into.len()),
         ));
     }
-    // SAFETY: this call runs on the JS thread, which is the only one that could touch `into`.
+    // SAFETY: this call runs on the JS thread, which is the only one that could touch `into`
+    // meanwhile; its one caller (vectors.ts) passes a scratch array of its own, never a view of
+    // the buffer `values` reads.
     let places = unsafe { into.as_mut() };
     quiver_core::shortest_decimal::shortest_decimals(&values[start..start + length], &mut places[..length]);
     Ok(())
