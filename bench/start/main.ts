@@ -1,7 +1,8 @@
 // bench:start — upsert throughput over HTTP and the time from process start to ready for a
 // large collection, with a kernel checkpoint and without one (rebuild from stored vectors).
 //
-//   npm run bench:start              200k x 128 (batches of 1,000) + 20k x 768
+//   npm run bench:start              200k x 128 (batches of 1,000) + 20k x 768, twice: 4-decimal
+//                                    literals, then numpy's 17-digit ones (what Python clients send)
 //   npm run bench:start -- --quick   20k x 128 + 4k x 768, well under a minute
 //   npm run bench:start -- --upload  only the two uploads and the wait for green (no restarts)
 //   ... -- --root /work/main          runs another checkout's server (a before/after on one machine)
@@ -35,12 +36,21 @@ const requestsInFlight = 2;
 // keep-alive, and a request written into a socket the server just closed fails with EPIPE.
 const serverEnvironment = { QUIVER__LOG__LEVEL: 'info', QUIVER__SERVICE__KEEP_ALIVE_TIMEOUT_SECONDS: '300' };
 
-/** One upsert body as JSON text: ids from `firstId`, 4-decimal values (realistic body size). */
-function batchBody(random: () => number, firstId: number, count: number, dimension: number): string {
+/**
+ * How vector values are written: `short` as 4-decimal literals (a compact body), `numpy` as a
+ * Python client sends float32 embeddings, the double numpy widens each to (16–17 digits).
+ */
+type Literals = 'short' | 'numpy';
+
+/** One upsert body as JSON text: ids from `firstId`, values written as `literals` says. */
+function batchBody(random: () => number, firstId: number, count: number, dimension: number, literals: Literals): string {
   const points: string[] = [];
   for (let position = 0; position < count; position += 1) {
     const values = new Array<string>(dimension);
-    for (let index = 0; index < dimension; index += 1) values[index] = (random() * 2 - 1).toFixed(4);
+    for (let index = 0; index < dimension; index += 1) {
+      const value = random() * 2 - 1;
+      values[index] = literals === 'short' ? value.toFixed(4) : String(Math.fround(value));
+    }
     points.push(`{"id":${firstId + position},"vector":[${values.join(',')}],"payload":{"group":${(firstId + position) % 100}}}`);
   }
   return `{"points":[${points.join(',')}]}`;
@@ -54,10 +64,10 @@ async function call(url: string, method: string, path: string, body?: string): P
 }
 
 /** Upsert bodies of `count` points in batches of 1,000, generated before any timing. */
-function makeBodies(count: number, dimension: number, seed: number): string[] {
+function makeBodies(count: number, dimension: number, seed: number, literals: Literals = 'short'): string[] {
   const random = mulberry32(seed);
   const bodies: string[] = [];
-  for (let first = 0; first < count; first += batchSize) bodies.push(batchBody(random, first + 1, Math.min(batchSize, count - first), dimension));
+  for (let first = 0; first < count; first += batchSize) bodies.push(batchBody(random, first + 1, Math.min(batchSize, count - first), dimension, literals));
   return bodies;
 }
 
@@ -230,6 +240,11 @@ async function main(): Promise<void> {
     console.log(`upsert 128-d: ${Math.round(small.rate)} points/s, ${small.cpu}`);
     const wide = await load(server, 'wide', wideCount, 768, wideBodies);
     console.log(`upsert 768-d: ${Math.round(wide.rate)} points/s, ${wide.cpu}`);
+    // The same count again with the literals Python clients send (generated here, after the
+    // other loads, so that their bodies are not all held at once).
+    const numpyBodies = makeBodies(wideCount, 768, 3, 'numpy');
+    const numpy = await load(server, 'wide_numpy', wideCount, 768, numpyBodies);
+    console.log(`upsert 768-d, numpy's 17-digit literals (${(numpyBodies[0]!.length / 1e6).toFixed(1)} MB a batch): ${Math.round(numpy.rate)} points/s, ${numpy.cpu}`);
     if (uploadOnly && skipGreen) return;
     const indexing_ms = await waitGreen(server.url, 'small');
     await waitGreen(server.url, 'wide');
