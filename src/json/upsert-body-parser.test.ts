@@ -63,7 +63,16 @@ function randomBody(random: () => number): string {
   for (let position = 0; position < count; position += 1) {
     const dimension = 1 + Math.floor(random() * 12);
     const values = Array.from({ length: dimension }, () => `${space(random)}${numberLiteral(random)}${space(random)}`);
-    const fields = [`"id":${space(random)}${randomId(random, position)}`, `"vector":${space(random)}[${values.join(',')}]`];
+    const dense = `[${values.join(',')}]`;
+    // Named vectors too: dense ones, a sparse one, a Document, an empty set.
+    const vector = [
+      dense,
+      dense,
+      `{${space(random)}"text-dense":${space(random)}${dense},"text-sparse":{"indices":[1,${space(random)}7],"values":[0.5,${numberLiteral(random)}]}${space(random)}}`,
+      `{"a":${dense},${space(random)}"b":[${numberLiteral(random)}],"doc":{"text":"a \\"quoted\\" [word]","model":"qdrant/bm25"}}`,
+      '{}',
+    ][Math.floor(random() * 5)]!;
+    const fields = [`"id":${space(random)}${randomId(random, position)}`, `"vector":${space(random)}${vector}`];
     if (random() < 0.8) fields.push(`"payload":${space(random)}${randomPayload(random)}`);
     // Key order is the client's.
     if (random() < 0.3) fields.reverse();
@@ -80,7 +89,11 @@ describe('fast upsert body parser', () => {
       const fast = parseUpsertBody(text);
       expect(fast, text).toBeDefined();
       expect(asPlain(fast), text).toEqual(parseJson(text));
-      for (const point of (fast as { points: { vector: unknown }[] }).points) expect(point.vector).toBeInstanceOf(Float64Array);
+      for (const point of (fast as { points: { vector: unknown }[] }).points) {
+        // Every dense vector, named or not, is read into the slab.
+        const vectors = point.vector instanceof Float64Array ? [point.vector] : Object.values(point.vector as object).filter((value) => !('text' in value || 'indices' in value));
+        for (const dense of vectors) expect(dense).toBeInstanceOf(Float64Array);
+      }
     }
   });
 
@@ -126,7 +139,11 @@ describe('fast upsert body parser', () => {
       '{"points":[{"id":1,"vector":[NaN]}]}',
       '{"points":[{"id":1,"vector":["1"]}]}',
       '{"points":[{"id":1,"vector":[[1,2],[3,4]]}]}',
-      '{"points":[{"id":1,"vector":{"text":[1,2]}}]}',
+      '{"points":[{"id":1,"vector":{"a":[[1,2],[3,4]]}}]}',
+      '{"points":[{"id":1,"vector":{"a":[1],}}]}',
+      '{"points":[{"id":1,"vector":{"a":[1] "b":[2]}}]}',
+      '{"points":[{"id":1,"vector":{"a\\u0062":[1]}}]}',
+      '{"points":[{"id":1,"vector":{"a":[1],"b":{"indices":[1],"values":[}}}]}',
       '{"points":[{"id":1.5,"vector":[1]}]}',
       '{"points":[{"id":01,"vector":[1]}]}',
       '{"points":[{"id":"a\\"b","vector":[1]}]}',

@@ -5,8 +5,8 @@
 // is handed on as a view of it (points/vectors.ts takes it like an array of numbers).
 //
 // It is a fast path only: anything it does not read exactly as JSON.parse would — another shape,
-// a named vector, an id that is not a short integer or a plain string, a number it cannot read
-// exactly, a payload nested deeply, any syntax error — makes it answer `undefined`, and the caller
+// a multivector, an id that is not a short integer or a plain string, a number out of the double
+// range, a payload nested deeply, any syntax error — makes it answer `undefined`, and the caller
 // parses the whole body with parseJson (the slow twin), whose values and 400s are unchanged.
 // Doubles are kept (not float32) so every later check sees the very value JSON.parse gives.
 import { parseJson } from './parse.js';
@@ -91,12 +91,35 @@ class UpsertBodyReader {
     for (;;) {
       const key = this.readKey();
       this.expect(colon);
-      if (key === 'vector') point.vector = this.readVector();
+      if (key === 'vector') point.vector = this.peek() === openBrace ? this.readNamedVectors() : this.readVector();
       else if (key === 'id') point.id = this.readId();
       else if (key === 'payload') point.payload = this.readSmallValue();
       else throw giveUp;
       const next = this.next();
       if (next === closeBrace) return point;
+      if (next !== comma) throw giveUp;
+    }
+  }
+
+  /**
+   * Named vectors, `{"name": [numbers] | value, ...}`: each array of numbers into the slab as
+   * `readVector` reads it, any other value (a sparse vector, a Document) as the payload reader
+   * does, parsed by parseJson. Hybrid set-ups (LlamaIndex's "text-dense" and "text-sparse") send
+   * every point this way.
+   */
+  private readNamedVectors(): Record<string, unknown> {
+    this.expect(openBrace);
+    const vectors: Record<string, unknown> = {};
+    if (this.peek() === closeBrace) {
+      this.position += 1;
+      return vectors;
+    }
+    for (;;) {
+      const name = this.readKey();
+      this.expect(colon);
+      vectors[name] = this.peek() === openBracket ? this.readVector() : this.readSmallValue();
+      const next = this.next();
+      if (next === closeBrace) return vectors;
       if (next !== comma) throw giveUp;
     }
   }

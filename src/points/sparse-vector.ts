@@ -13,8 +13,13 @@ export type { SparseVector };
 const float32Maximum = 3.4028234663852886e38;
 const u32Maximum = 0xffff_ffff;
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+/**
+ * An object as JSON gives one: not null, not an array, nor a typed array — the fast upsert
+ * parser's dense vectors are Float64Arrays, and `'values' in` one is true
+ * (TypedArray.prototype.values), so one would look like a sparse vector.
+ */
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && !ArrayBuffer.isView(value);
 }
 
 function describe(value: unknown): string {

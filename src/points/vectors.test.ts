@@ -61,6 +61,15 @@ describe('vectors', () => {
     expect(() => parsePointVectors([1, 2], 'vector', layout)).toThrow('named vectors');
   });
 
+  it('multivectors — one flat row reads the same from the fast upsert parser\'s Float64Array as from a plain array', () => {
+    const single: VectorLayout = { shape: 'single', dimensions: new Map([['', 2]]), sparseNames: new Set(), multivectors: new Map([['', 4]]) };
+    const named: VectorLayout = { shape: 'named', dimensions: new Map([['m', 2]]), sparseNames: new Set(), multivectors: new Map([['m', 4]]) };
+    expect(parsePointVectors(new Float64Array([0.5, 0.25]), 'v', single)).toEqual(parsePointVectors([0.5, 0.25], 'v', single));
+    expect(parsePointVectors({ m: new Float64Array([0.5, 0.25]) }, 'v', named)).toEqual(parsePointVectors({ m: [0.5, 0.25] }, 'v', named));
+    expect(parsePointVectors({ m: [0.5, 0.25] }, 'v', named).get('m')).toEqual(new Float32Array([0.5, 0.25]));
+    expect(() => parsePointVectors(new Float64Array([0.5]), 'v', single)).toThrow('Vector dimension error');
+  });
+
   it('dense vectors — bigint literals are numbers; non-finite values are refused', () => {
     const single: VectorLayout = { shape: 'single', dimensions: new Map([['', 2]]), sparseNames: new Set() };
     expect(parsePointVectors([12345678901234567890n, 1], 'v', single).get('')![0]).toBe(Math.fround(12345678901234567890));

@@ -2,7 +2,7 @@
 // (shape, unknown names, dimension, NaN/Infinity/non-numbers) throws the registry's 400 naming
 // the field, so a batch is refused before any of it is written.
 import { errors } from '../errors.js';
-import { looksLikeDocument, looksSparse, parseSparseInput, type SparseVector } from './sparse-vector.js';
+import { isPlainObject, looksLikeDocument, looksSparse, parseSparseInput, type SparseVector } from './sparse-vector.js';
 import { describeJsonValue } from '../json/describe.js';
 import type { Distance } from '../native/vector-index-contract.js';
 import { checkVectorNorm } from './vector-norm.js';
@@ -59,17 +59,15 @@ export function parseDenseVector(value: unknown, field: string, dimension: numbe
  * dense vector, returned back to back (row-major). A plain array of numbers is a one-row matrix.
  */
 export function parseMultiVector(value: unknown, field: string, dimension: number, maxRows: number, distance?: Distance): Float32Array {
-  if (!Array.isArray(value)) throw errors.invalidField(field, `expected an array of vectors (rows of ${dimension} numbers), got ${describe(value)}`);
+  // A Float64Array is one flat row as the fast upsert parser reads it: a plain array of numbers.
+  const flat = value instanceof Float64Array;
+  if (!Array.isArray(value) && !flat) throw errors.invalidField(field, `expected an array of vectors (rows of ${dimension} numbers), got ${describe(value)}`);
   if (value.length === 0) throw errors.invalidField(field, 'a multivector needs at least one row');
-  if (!Array.isArray(value[0])) return parseDenseVector(value, field, dimension, distance);
+  if (flat || !Array.isArray(value[0])) return parseDenseVector(value, field, dimension, distance);
   if (value.length > maxRows) throw errors.invalidField(field, `a multivector may have at most ${maxRows} rows, got ${value.length}`);
   const matrix = new Float32Array(value.length * dimension);
   value.forEach((row, position) => matrix.set(parseDenseVector(row, `${field}[${position}]`, dimension, distance), position * dimension));
   return matrix;
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function knownNames(layout: VectorLayout): string {
@@ -104,7 +102,9 @@ export function parsePointVectors(value: unknown, field: string, layout: VectorL
     const where = `${field}.${name}`;
     if (layout.sparseNames.has(name)) {
       if (!sparse) throw errors.invalidField(where, 'sparse vectors are not accepted here');
-      if (Array.isArray(vector)) throw errors.invalidField(where, `${JSON.stringify(name)} is a sparse vector: give {"indices": [...], "values": [...]}`);
+      if (Array.isArray(vector) || vector instanceof Float64Array) {
+        throw errors.invalidField(where, `${JSON.stringify(name)} is a sparse vector: give {"indices": [...], "values": [...]}`);
+      }
       sparse.set(name, parseSparseInput(vector, where, 'document'));
       continue;
     }
