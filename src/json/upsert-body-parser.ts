@@ -82,23 +82,14 @@ class UpsertBodyReader {
   }
 
   private readPoint(): Record<string, unknown> {
-    this.expect(openBrace);
     const point: Record<string, unknown> = {};
-    if (this.peek() === closeBrace) {
-      this.position += 1;
-      return point;
-    }
-    for (;;) {
-      const key = this.readKey();
-      this.expect(colon);
+    this.readObject((key) => {
       if (key === 'vector') point.vector = this.peek() === openBrace ? this.readNamedVectors() : this.readVector();
       else if (key === 'id') point.id = this.readId();
       else if (key === 'payload') point.payload = this.readSmallValue();
       else throw giveUp;
-      const next = this.next();
-      if (next === closeBrace) return point;
-      if (next !== comma) throw giveUp;
-    }
+    });
+    return point;
   }
 
   /**
@@ -108,18 +99,26 @@ class UpsertBodyReader {
    * every point this way.
    */
   private readNamedVectors(): Record<string, unknown> {
-    this.expect(openBrace);
     const vectors: Record<string, unknown> = {};
+    this.readObject((name) => {
+      vectors[name] = this.peek() === openBracket ? this.readVector() : this.readSmallValue();
+    });
+    return vectors;
+  }
+
+  /** `{"key": value, ...}` (or `{}`): `readEntry` reads each key's value, after its colon. */
+  private readObject(readEntry: (key: string) => void): void {
+    this.expect(openBrace);
     if (this.peek() === closeBrace) {
       this.position += 1;
-      return vectors;
+      return;
     }
     for (;;) {
-      const name = this.readKey();
+      const key = this.readKey();
       this.expect(colon);
-      vectors[name] = this.peek() === openBracket ? this.readVector() : this.readSmallValue();
+      readEntry(key);
       const next = this.next();
-      if (next === closeBrace) return vectors;
+      if (next === closeBrace) return;
       if (next !== comma) throw giveUp;
     }
   }
