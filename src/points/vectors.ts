@@ -141,7 +141,7 @@ export function float32ToNumber(value: number): number {
 
 /** Rows this long or longer are converted by the kernel: its call costs about what two values cost here. */
 const kernelRowLength = 8;
-/** The kernel's answers for one row; grown to the longest row asked for (at most a vector's dimension). */
+/** The kernel's answers for one row; grown to the longest row asked for (a dense vector's dimension or a sparse vector's length, both bounded by the limits). */
 let kernelScratch = new Float64Array(1024);
 
 /**
