@@ -141,7 +141,8 @@ export function float32ToNumber(value: number): number {
 
 /** Rows this long or longer are converted by the kernel: its call costs about what two values cost here. */
 const kernelRowLength = 8;
-/** The kernel's answers for one row; grown to the longest row asked for (a dense vector's dimension or a sparse vector's length, both bounded by the limits). */
+/** The kernel's answers for one row, kept between calls up to this many values (512 KiB); longer rows (long sparse vectors) get their own. */
+const kernelScratchLimit = 65_536;
 let kernelScratch = new Float64Array(1024);
 
 /**
@@ -156,9 +157,13 @@ export function float32RowToNumbers(source: Float32Array, offset: number, length
     for (let position = 0; position < length; position += 1) row[position] = float32ToNumber(source[offset + position]!);
     return row;
   }
-  if (kernelScratch.length < length) kernelScratch = new Float64Array(length);
-  native.shortestDecimals(source, offset, length, kernelScratch);
-  for (let position = 0; position < length; position += 1) row[position] = kernelScratch[position]!;
+  let scratch = kernelScratch;
+  if (scratch.length < length) {
+    scratch = new Float64Array(length);
+    if (length <= kernelScratchLimit) kernelScratch = scratch;
+  }
+  native.shortestDecimals(source, offset, length, scratch);
+  for (let position = 0; position < length; position += 1) row[position] = scratch[position]!;
   return row;
 }
 
