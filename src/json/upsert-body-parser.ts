@@ -162,9 +162,7 @@ class UpsertBodyReader {
     for (;;) {
       if (start + count === slab.length) {
         // The slab is full: this vector moves to a new one, with what it has read so far.
-        const grown = new Float64Array(Math.max(slabLength, count * 2));
-        grown.set(slab.subarray(start, start + count));
-        this.slab = slab = grown;
+        slab = this.moveToNewSlab(start, count, count * 2);
         start = 0;
       }
       while (isWhitespace(code)) code = text.charCodeAt(++position);
@@ -218,6 +216,18 @@ class UpsertBodyReader {
   }
 
   /**
+   * A new slab of at least `places` (and a whole slab's) values, holding at its start the `count`
+   * values the vector being read has in the current one from `start`; the current slab stays
+   * alive as long as the views of earlier vectors do.
+   */
+  private moveToNewSlab(start: number, count: number, places: number): Float64Array<ArrayBuffer> {
+    const grown = new Float64Array(Math.max(slabLength, places));
+    grown.set(this.slab.subarray(start, start + count));
+    this.slab = grown;
+    return grown;
+  }
+
+  /**
    * The rest of a vector from `numberStart` (a number) through its `]`, read by the kernel
    * (`readJsonNumbers`, crates/quiver-core/src/json_numbers.rs) into the slab after the `count`
    * values the loop read from `start`. Long literals are what Python clients send (numpy's
@@ -233,9 +243,7 @@ class UpsertBodyReader {
     const most = Math.ceil((close - numberStart) / 2) + 1;
     let slab = this.slab;
     if (start + count + most > slab.length) {
-      const grown = new Float64Array(Math.max(slabLength, count + most));
-      grown.set(slab.subarray(start, start + count));
-      this.slab = slab = grown;
+      slab = this.moveToNewSlab(start, count, count + most);
       start = 0;
     }
     const read = native.readJsonNumbers(this.text.slice(numberStart, close + 1), slab, start + count);
