@@ -5,7 +5,8 @@ import { errors } from '../errors.js';
 import type { VectorIndex } from '../native/vector-index.js';
 import type { PointId } from '../points/ids.js';
 import { selectPayload, type Payload, type PayloadSelection, type VectorSelection } from '../points/selectors.js';
-import { float32RowToNumbers, sparseVectorToJson } from '../points/vectors.js';
+import { Float32Row } from '../points/float32-row.js';
+import { sparseVectorToJson } from '../points/vectors.js';
 import { unnamedVector, type CollectionConfig } from './collection-config.js';
 import type { InFlightVectors } from './in-flight-vectors.js';
 import { isMultiVectorIndex } from './multi-vector-index.js';
@@ -18,17 +19,23 @@ export interface SparseVectorJson {
   values: number[];
 }
 
-/** A record as reads return it (docs/api.md §3): keys not asked for are left out. */
+/** One named vector of a record: a dense row, a multivector's rows, or a sparse vector. */
+export type RecordVector = Float32Row | Float32Row[] | SparseVectorJson;
+
+/**
+ * A record as reads return it (docs/api.md §3): keys not asked for are left out. Dense rows stay
+ * float32 until they are written out (src/points/float32-row.ts): JSON gives them as numbers.
+ */
 export interface PointRecord {
   id: PointId;
   payload?: Payload;
-  vector?: number[] | number[][] | Record<string, number[] | number[][] | SparseVectorJson>;
+  vector?: Float32Row | Float32Row[] | Record<string, RecordVector>;
 }
 
-/** A matrix of rows back to back as the API returns it: one array of numbers per row. */
-function matrixToJson(matrix: Float32Array, dimension: number): number[][] {
-  const rows: number[][] = [];
-  for (let start = 0; start < matrix.length; start += dimension) rows.push(float32RowToNumbers(matrix, start, dimension));
+/** A matrix of rows back to back as the API returns it: one row per vector. */
+function matrixRows(matrix: Float32Array, dimension: number): Float32Row[] {
+  const rows: Float32Row[] = [];
+  for (let start = 0; start < matrix.length; start += dimension) rows.push(new Float32Row(matrix, start, dimension));
   return rows;
 }
 
@@ -112,7 +119,7 @@ export class RecordView {
     const names = vector.kind === 'all' ? [...this.options.indexes.keys(), ...sparse.names()] : vector.names;
     const slots = Uint32Array.from(entries, (entry) => entry.slot);
     const single = this.options.config().vectors_shape === 'single';
-    const named: Record<string, number[] | number[][] | SparseVectorJson>[] = entries.map(() => ({}));
+    const named: Record<string, RecordVector>[] = entries.map(() => ({}));
     // A point holding a sparse vector besides the unnamed dense one is shown named, as Qdrant does.
     const withSparse = new Set<number>();
     for (const name of names) {
@@ -128,11 +135,11 @@ export class RecordView {
       if (sparse.isSparse(name)) continue;
       const index = this.vectorIndex(name, 'with_vector');
       if (isMultiVectorIndex(index)) {
-        // A multivector is shown as its rows, number[][] (docs/api.md §20).
+        // A multivector is shown as its rows, an array of arrays (docs/api.md §20).
         entries.forEach((entry, position) => {
           const inFlight = this.options.inFlight.stored(entry.slot, name, index);
           const matrix = inFlight === undefined ? index.matrix(entry.slot) : (inFlight ?? undefined);
-          if (matrix !== undefined) named[position]![name] = matrixToJson(matrix, index.dimension);
+          if (matrix !== undefined) named[position]![name] = matrixRows(matrix, index.dimension);
         });
         continue;
       }
@@ -141,22 +148,22 @@ export class RecordView {
       entries.forEach((entry, position) => {
         const inFlight = this.options.inFlight.stored(entry.slot, name, index);
         if (inFlight !== undefined) {
-          if (inFlight !== null) named[position]![name] = float32RowToNumbers(inFlight, 0, dimension);
+          if (inFlight !== null) named[position]![name] = new Float32Row(inFlight, 0, dimension);
           return;
         }
         // A NaN first element marks a slot without this vector (vector-index.ts).
         if (Number.isNaN(rows[position * dimension])) return;
-        named[position]![name] = float32RowToNumbers(rows, position * dimension, dimension);
+        named[position]![name] = new Float32Row(rows, position * dimension, dimension);
       });
     }
     records.forEach((record, position) => {
       if (withSparse.has(position)) {
         record.vector = named[position]!;
       } else if (single && vector.kind === 'all') {
-        const only = named[position]![unnamedVector] as number[] | undefined;
+        const only = named[position]![unnamedVector] as Float32Row | undefined;
         if (only !== undefined) record.vector = only;
       } else if (single && vector.kind === 'named' && names.length === 1 && names[0] === unnamedVector) {
-        const only = named[position]![unnamedVector] as number[] | undefined;
+        const only = named[position]![unnamedVector] as Float32Row | undefined;
         if (only !== undefined) record.vector = only;
       } else {
         record.vector = named[position]!;

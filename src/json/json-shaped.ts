@@ -39,6 +39,9 @@ function shapedAt(value: unknown, depth: number): unknown {
       return undefined;
   }
   if (value === null) return null;
+  // As JSON.stringify does: a value with a toJSON method is written as what it returns
+  // (vectors' rows, src/points/float32-row.ts).
+  if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return shapedAt((value as { toJSON(key: string): unknown }).toJSON(''), depth);
   if (depth > maxJsonDepth) throw errors.malformedJson(`the body is nested deeper than ${maxJsonDepth} levels`);
   if (Array.isArray(value)) {
     const items = new Array<unknown>(value.length);
@@ -57,7 +60,7 @@ function shapedAt(value: unknown, depth: number): unknown {
 
 /**
  * `parseJson(serializeJson(value))` for a value made of plain objects, arrays, strings, numbers,
- * bigints, booleans and null: a fresh copy, undefined members dropped (null in arrays), NaN and
+ * bigints, booleans, null and objects with a `toJSON` method: a fresh copy, undefined members dropped (null in arrays), NaN and
  * ±Infinity as null, safe bigints as numbers and unsafe integers as bigints. Throws the 400
  * parseJson would for a `__proto__` key or nesting deeper than `maxJsonDepth`. The round trip
  * itself is its slow twin (json-shaped.test.ts).

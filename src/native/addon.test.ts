@@ -49,6 +49,20 @@ describe('native addon', () => {
     }
   });
 
+  it('jsonNumberRow writes the values from the offset as a JSON array, and refuses a range that does not fit', () => {
+    expect(native.jsonNumberRow(new Float32Array([9, 0.1, -2.5, 1e-7, 3e21]), 1, 4)).toBe('[0.1,-2.5,1e-7,3e+21]');
+    expect(native.jsonNumberRow(new Float32Array(2), 2, 0)).toBe('[]');
+    for (const [offset, length] of [[2, 3], [5, 1], [0, 5]] as const) {
+      let caught: unknown;
+      try {
+        native.jsonNumberRow(new Float32Array(4), offset, length);
+      } catch (error) {
+        caught = error;
+      }
+      expect(nativeErrorCode(caught)).toBe('INVALID_ARGUMENT');
+    }
+  });
+
   it('readJsonNumbers reads the rest of an array into place from the offset, and answers -1 for anything else', () => {
     const into = new Float64Array(5).fill(7);
     expect(native.readJsonNumbers('0.12345678901234567, -1e-3 ,2]', into, 1)).toBe(3);

@@ -33,6 +33,12 @@ export interface NativeBinding {
    */
   shortestDecimals(values: Float32Array, offset: number, length: number, into: Float64Array): void;
   /**
+   * The JSON text `[v0,v1,…]` of `length` values of `values` from `offset`, each as
+   * `JSON.stringify` writes the number `shortestDecimals` gives for it. Twin: `JSON.stringify` of
+   * `float32RowToNumbers` (src/points/float32-row.ts).
+   */
+  jsonNumberRow(values: Float32Array, offset: number, length: number): string;
+  /**
    * Reads the rest of a JSON array of numbers (what follows its `[` or a comma, through its `]`,
    * the text's last character) into `into` from `offset`: how many, or -1 where JSON.parse would
    * read the text otherwise or refuse it, or `into` has too few places.

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { mixedFloat32Samples } from './float32-samples.js';
 import { float32RowToNumbers, float32ToNumber, parsePointVectors, type VectorLayout } from './vectors.js';
 
 const layout: VectorLayout = { shape: 'named', dimensions: new Map([['a', 2], ['b', 3]]), sparseNames: new Set(['s']) };
@@ -15,27 +16,9 @@ describe('vectors', () => {
   });
 
   it('float32RowToNumbers — a row read by the kernel prints every value as float32ToNumber (its slow twin) does, ties and subnormals included', () => {
-    // A seeded mix: every bit pattern's exponent, the unit range embeddings hold, large values
-    // with few fraction bits (where a value can lie exactly between two candidates), subnormals.
-    let state = 0x9e3779b9;
-    const next = () => {
-      state ^= state << 13;
-      state ^= state >>> 17;
-      state ^= state << 5;
-      return state >>> 0;
-    };
     const count = 120_000;
-    const values = new Float32Array(count);
+    const values = mixedFloat32Samples(count);
     const bits = new Uint32Array(values.buffer);
-    for (let position = 0; position < count; position += 1) {
-      const kind = position % 5;
-      if (kind === 0) bits[position] = next();
-      else if (kind === 1) values[position] = (next() / 2 ** 32) * 2 - 1;
-      else if (kind === 2) values[position] = ((next() % 2 ** 24) / 4) * (next() % 2 ? 1 : -1);
-      else if (kind === 3) bits[position] = next() % 2 ** 23;
-      else values[position] = (next() / 2 ** 32 - 0.5) * 2000;
-    }
-    values.set([2258173.25, -2258173.25, 0.1, 1e-45, 16777218, 1e10, 0.375, -0], 0);
     const offset = 3;
     const row = float32RowToNumbers(values, offset, count - offset);
     let compared = 0;

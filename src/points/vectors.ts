@@ -140,7 +140,7 @@ export function float32ToNumber(value: number): number {
 }
 
 /** Rows this long or longer are converted by the kernel: its call costs about what two values cost here. */
-const kernelRowLength = 8;
+export const kernelRowLength = 8;
 /** The kernel's answers for one row, kept between calls up to this many values (512 KiB); longer rows (long sparse vectors) get their own. */
 const kernelScratchLimit = 65_536;
 let kernelScratch = new Float64Array(1024);

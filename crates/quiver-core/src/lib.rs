@@ -11,6 +11,7 @@ pub mod distance;
 pub mod error;
 pub mod hnsw;
 pub mod index;
+pub mod json_number_text;
 pub mod json_numbers;
 pub mod mapped;
 pub mod mmr;

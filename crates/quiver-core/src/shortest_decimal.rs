@@ -21,31 +21,69 @@
 
 use std::fmt::Write;
 
+/// What the API prints for a float32: ± `digits` × 10^`exponent` (`digits` without trailing
+/// zeros, nine significant digits at most), or Ryū's text of it, or, where the twin passes the
+/// double through or takes its own steps on the exact text, that double.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Printed<'a> {
+    Decimal {
+        negative: bool,
+        digits: u64,
+        exponent: i32,
+    },
+    /// Ryū's shortest text of a normal float32 (see `read_shortest` for its forms).
+    Shortest(&'a [u8]),
+    /// Non-finite values, integers below 2^24 (zero included), and subnormals' twin steps.
+    Double(f64),
+}
+
+impl Printed<'_> {
+    fn value(self) -> f64 {
+        match self {
+            Printed::Double(wide) => wide,
+            Printed::Shortest(text) => read_shortest(text).value(),
+            Printed::Decimal { negative, digits, exponent } => {
+                let magnitude = scaled(digits, exponent);
+                if negative {
+                    -magnitude
+                } else {
+                    magnitude
+                }
+            }
+        }
+    }
+}
+
 /// The double printed for `value` (non-finite values pass through, as in the twin).
 pub fn shortest_decimal(value: f32) -> f64 {
+    printed(value, &mut ryu::Buffer::new()).value()
+}
+
+/// `shortest_decimal`'s answer before it becomes a double (Ryū writes into `buffer`);
+/// json_number_text.rs writes it as text.
+pub(crate) fn printed(value: f32, buffer: &mut ryu::Buffer) -> Printed<'_> {
     let wide = value as f64;
     if !value.is_finite() || (wide.fract() == 0.0 && wide.abs() < 16_777_216.0) {
-        return wide;
+        return Printed::Double(wide);
     }
     if value.is_subnormal() {
-        return twin_steps(value);
+        return Printed::Double(twin_steps(value));
     }
     if let Some((digits, exponent)) = short_expansion(value) {
         return twin_steps_on(value, digits, exponent);
     }
-    let mut buffer = ryu::Buffer::new();
-    read_shortest(buffer.format_finite(value).as_bytes())
+    Printed::Shortest(buffer.format_finite(value).as_bytes())
 }
 
-/// The double nearest to what Ryū wrote for a normal f32: digits with at most one point (at most
-/// 13 before it, then `.0`), or digits and `e` and an exponent; nine significant digits at most.
-/// Read here rather than by `str::parse`, which costs as much again as the writing.
-fn read_shortest(text: &[u8]) -> f64 {
+/// What Ryū wrote for a finite value, as digits and exponent: digits with at most one point, or
+/// digits and `e` and an exponent; seventeen significant digits at most (a double's). Read here
+/// rather than by `str::parse`, which costs as much again as the writing.
+pub(crate) fn read_shortest(text: &[u8]) -> Printed<'static> {
     let (negative, body) = match text.split_first() {
         Some((b'-', rest)) => (true, rest),
         _ => (false, text),
     };
-    let (number, written_exponent) = match body.iter().position(|byte| *byte == b'e') {
+    let (number, written_exponent) = match body.iter().position(|byte| *byte == b'e' || *byte == b'E') {
         Some(at) => {
             let exponent = std::str::from_utf8(&body[at + 1..]).expect("ASCII").parse::<i32>().expect("an exponent");
             (&body[..at], exponent)
@@ -53,7 +91,7 @@ fn read_shortest(text: &[u8]) -> f64 {
         None => (body, 0),
     };
     // The digits into one integer, counting those after the point; then the trailing zeros go
-    // into the exponent, leaving nine digits at most.
+    // into the exponent.
     let mut digits: u64 = 0;
     let mut exponent = written_exponent;
     let mut after_point = false;
@@ -65,16 +103,16 @@ fn read_shortest(text: &[u8]) -> f64 {
         digits = digits * 10 + u64::from(byte - b'0');
         exponent -= i32::from(after_point);
     }
+    decimal(negative, digits, exponent)
+}
+
+/// ± `digits` × 10^`exponent` with the trailing zeros of `digits` moved into the exponent.
+fn decimal(negative: bool, mut digits: u64, mut exponent: i32) -> Printed<'static> {
     while digits != 0 && digits.is_multiple_of(10) {
         digits /= 10;
         exponent += 1;
     }
-    let magnitude = scaled(digits, exponent);
-    if negative {
-        -magnitude
-    } else {
-        magnitude
-    }
+    Printed::Decimal { negative, digits, exponent }
 }
 
 /// `shortest_decimal` of each value of `values`, into `into` (the same length).
@@ -112,18 +150,19 @@ fn short_expansion(value: f32) -> Option<(u64, i32)> {
 
 /// The twin's steps for a value whose exact expansion is ± `digits` × 10^`exponent`, in
 /// integers: rounding to a precision adds half a unit and drops the digits below it.
-fn twin_steps_on(value: f32, digits: u64, exponent: i32) -> f64 {
+fn twin_steps_on(value: f32, digits: u64, exponent: i32) -> Printed<'static> {
+    let negative = value < 0.0;
     let length = digits.ilog10() + 1;
     for precision in 6..=9u32 {
         if precision >= length {
             // The whole expansion fits: the value itself, which reads back.
-            return value as f64;
+            return decimal(negative, digits, exponent);
         }
         let dropped = length - precision;
         let unit = 10u64.pow(dropped);
         let kept = (digits + unit / 2) / unit;
-        let candidate = scaled(kept, exponent + dropped as i32) * value.signum() as f64;
-        if candidate as f32 == value || precision == 9 {
+        let candidate = decimal(negative, kept, exponent + dropped as i32);
+        if candidate.value() as f32 == value || precision == 9 {
             return candidate;
         }
     }

@@ -61,6 +61,24 @@ pub fn shortest_decimals(values: Float32ArraySlice<'_>, offset: u32, length: u32
     Ok(())
 }
 
+/// The JSON text of `length` float32 values of `values` from `offset`, `[v0,v1,…]`, each written
+/// as `JSON.stringify` writes the number `shortestDecimals` gives for it
+/// (quiver_core::json_number_text). Twin: `JSON.stringify` of `float32RowToNumbers`
+/// (src/points/float32-row.ts).
+#[napi(catch_unwind)]
+pub fn json_number_row(values: Float32ArraySlice<'_>, offset: u32, length: u32) -> Result<String> {
+    let (start, length) = (offset as usize, length as usize);
+    let Some(row) = start.checked_add(length).and_then(|end| values.get(start..end)) else {
+        return Err(errors::error(
+            quiver_core::ErrorCode::InvalidArgument,
+            format!("{length} values from {start} do not fit in {}", values.len()),
+        ));
+    };
+    let mut text = Vec::new();
+    quiver_core::json_number_text::write_json_row(row, &mut text);
+    Ok(String::from_utf8(text).expect("the row's text is ASCII"))
+}
+
 /// Reads the rest of a JSON array of numbers, `text` (what follows its `[` or a comma, through its
 /// `]`, which must be the text's last character), into `into` from `offset`: how many numbers, or
 /// -1 where JSON.parse would read it otherwise or refuse it (quiver_core::json_numbers). For the
