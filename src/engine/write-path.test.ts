@@ -1,7 +1,7 @@
 // The write rule: every write is one atomic batch of the store (its records, its log entry and
 // the new last operation id); a refused write leaves no trace; acknowledged means in the store.
-import { jsonShaped } from '../json/json-shaped.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { jsonShaped } from '../json/json-shaped.js';
 import { preparedPoint, TemporaryCollection } from './temporary-collection.js';
 
 let temporary: TemporaryCollection;
