@@ -22,10 +22,10 @@ export interface NativeBinding {
   /** CRC-32C of a byte buffer, read in place (the CPU's CRC instruction where present). */
   crc32c(bytes: Uint8Array): number;
   /**
-   * Checks every block of every table file (`*.ldb`, `*.sst`) in a store directory against its
-   * CRC-32C, on the addon's threads; twin of `checkTable` in src/storage/leveldb-table-check.ts.
+   * Checks every block of the named table files of a store directory against its CRC-32C, on the
+   * addon's threads; twin of `checkTable` in src/storage/leveldb-table-check.ts.
    */
-  checkStoreTables(directory: string): Promise<NativeTablesReport>;
+  checkStoreTables(directory: string, names: string[]): Promise<NativeTablesReport>;
   /**
    * Writes into `into` the number the API prints for each of `length` values of `values` from
    * `offset`: the shortest decimal that reads back as the same float32. Twin of

@@ -30,6 +30,12 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   // And every table block against its checksum, which classic-level's reads never verify.
   const tables = await checkStoreTables(join(options.directory, 'db'));
   if (tables.files > 0) options.logger?.info({ files: tables.files, bytes: tables.bytes }, "the store's table files pass their checksums");
+  if (tables.leftOut.length > 0) {
+    options.logger?.info(
+      { files: tables.leftOut },
+      "table files the store's manifest does not hold (left by a compaction the last stop interrupted) were not checked: LevelDB deletes them as it opens",
+    );
+  }
   const database = new ClassicLevel<Buffer, Buffer>(join(options.directory, 'db'), {
     keyEncoding: 'buffer',
     valueEncoding: 'buffer',

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ClassicLevel } from 'classic-level';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { currentTableNumbers } from './leveldb-manifest.js';
 import { checkStoreTables, checkStoreTablesPortable, DamagedTableError } from './leveldb-table-check.js';
 
 /** Both checks' outcome on one directory: the counts, or the refusal's message. */
@@ -92,5 +93,60 @@ describe('the store table check', () => {
     expect(kernel).toBe(portable);
     expect(kernel).toContain('the file is too short (20 bytes) to be a table');
     expect(await outcomes(join(root, 'missing'))).toEqual(['passes: 0 files, 0 bytes', 'passes: 0 files, 0 bytes']);
+  });
+});
+
+describe('the store table check and the manifest', () => {
+  it('table check — a table file the manifest does not hold (a compaction cut short by a stop) is left out, and LevelDB then deletes it', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'quiver-table-manifest-'));
+    try {
+      const store = join(root, 'db');
+      const database = new ClassicLevel<Buffer, Buffer>(store, { keyEncoding: 'buffer', valueEncoding: 'buffer', writeBufferSize: 64 * 1024 });
+      await database.open();
+      for (let batch = 0; batch < 30; batch += 1) {
+        const chained = database.batch();
+        for (let index = 0; index < 200; index += 1) chained.put(Buffer.from(`key ${batch} ${index} ${index % 7}`), Buffer.alloc(150, index));
+        await chained.write();
+      }
+      await database.compactRange(Buffer.from('key 0'), Buffer.from('key 9'));
+      await database.close();
+      const held = (await readdir(store)).filter((name) => /^\d+\.ldb$/.test(name)).sort();
+      expect(held.length).toBeGreaterThan(1);
+      // LevelDB's manifest replayed: exactly the table files a closed store keeps.
+      expect([...((await currentTableNumbers(store)) ?? [])].sort((left, right) => left - right)).toEqual(held.map((name) => Number.parseInt(name, 10)));
+      // A half-written compaction output: no footer, never listed in the manifest.
+      await writeFile(join(store, '999999.ldb'), Buffer.alloc(5000, 7));
+      const [kernel, portable] = await outcomes(store);
+      expect(kernel).toBe(portable);
+      expect(kernel).toMatch(new RegExp(`^passes: ${held.length} files`));
+      expect((await checkStoreTables(store)).leftOut).toEqual(['999999.ldb']);
+      const reopened = new ClassicLevel(store);
+      await reopened.open();
+      await reopened.close();
+      expect(await readdir(store)).not.toContain('999999.ldb');
+      // A file the manifest holds still refuses the start when damaged.
+      const victim = join(store, held[0]!);
+      const damaged = await readFile(victim);
+      damaged[damaged.length - 1]! ^= 0x01;
+      await writeFile(victim, damaged);
+      await expect(checkStoreTables(store)).rejects.toThrow(DamagedTableError);
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
+  });
+
+  it('manifest — an unreadable one leaves every table file to the check', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'quiver-table-manifest-'));
+    try {
+      await writeFile(join(root, 'CURRENT'), 'MANIFEST-000002\n');
+      await writeFile(join(root, 'MANIFEST-000002'), Buffer.from([1, 2, 3, 4, 5, 6, 7, 8, 9]));
+      expect(await currentTableNumbers(root)).toBeUndefined();
+      await writeFile(join(root, '000005.ldb'), Buffer.alloc(100));
+      expect(await outcomes(root)).toEqual([expect.stringMatching(/^damaged: .*000005\.ldb/), expect.stringMatching(/^damaged: .*000005\.ldb/)]);
+      await rm(join(root, 'CURRENT'));
+      expect(await currentTableNumbers(root)).toBeUndefined();
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
   });
 });

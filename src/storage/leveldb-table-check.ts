@@ -1,8 +1,11 @@
 // Bit rot in the store's table files (docs/durability.md). LevelDB verifies a table block's
 // checksum only when a read asks for it, and classic-level never asks: a flipped bit in an
 // uncompressed block would be served as a wrong vector. So at start, before the store opens,
-// every block of every `*.ldb` / `*.sst` file is checked against its CRC-32C, as LevelDB's
-// paranoid checks would; a damaged file refuses the start with its name and the recovery steps.
+// every block of every `*.ldb` / `*.sst` file the store's manifest holds is checked against its
+// CRC-32C, as LevelDB's paranoid checks would; a damaged file refuses the start with its name and
+// the recovery steps. A table file the manifest does not hold (the half-written output of a
+// compaction the last stop interrupted) is left out: LevelDB deletes it at open
+// (leveldb-manifest.ts).
 //
 // The table format (LevelDB's doc/table_format.md): data blocks, meta blocks, a metaindex
 // block, an index block, then a 48-byte footer: metaindex handle | index handle (varint64
@@ -14,6 +17,7 @@ import { open, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { native } from '../native/index.js';
 import { crc32c, masked } from './crc32c.js';
+import { currentTableNumbers } from './leveldb-manifest.js';
 
 const footerSize = 48;
 const trailerSize = 5;
@@ -162,29 +166,51 @@ function damagedTable(path: string, problem: string): DamagedTableError {
   );
 }
 
-/**
- * Checks every table file of the store in `storeDirectory`; throws DamagedTableError for the
- * first bad one in name order. The kernel reads and checks the files on its own threads
- * (crates/quiver-core/src/store_tables.rs), so the JS thread is free meanwhile.
- */
-export async function checkStoreTables(storeDirectory: string): Promise<{ files: number; bytes: number }> {
-  const report = await native.checkStoreTables(storeDirectory);
-  if (report.damagedPath) throw damagedTable(report.damagedPath, report.problem ?? 'unknown damage');
-  return { files: report.files, bytes: report.bytes };
+/** What the start-up check covered: the files and bytes checked, and the table files left out. */
+export interface TablesCheck {
+  files: number;
+  bytes: number;
+  /** Table files the store's manifest does not hold (LevelDB deletes them at open). */
+  leftOut: string[];
 }
 
-/** The slow twin of `checkStoreTables`: a file at a time, every block checked here. */
-export async function checkStoreTablesPortable(storeDirectory: string): Promise<{ files: number; bytes: number }> {
+/**
+ * The table files of the store in `storeDirectory` (`*.ldb`, `*.sst`, named by number), in name
+ * order: those to check (the ones the manifest holds; all of them when it cannot be read) and
+ * those left out.
+ */
+async function tableFiles(storeDirectory: string): Promise<{ checked: string[]; leftOut: string[] }> {
   let names: string[];
   try {
     names = await readdir(storeDirectory);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { files: 0, bytes: 0 };
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { checked: [], leftOut: [] };
     throw error;
   }
-  let bytes = 0;
   const tables = names.filter((name) => /^\d+\.(ldb|sst)$/.test(name)).sort();
-  for (const name of tables) {
+  const live = await currentTableNumbers(storeDirectory);
+  if (live === undefined) return { checked: tables, leftOut: [] };
+  const held = (name: string) => live.has(Number.parseInt(name, 10));
+  return { checked: tables.filter(held), leftOut: tables.filter((name) => !held(name)) };
+}
+
+/**
+ * Checks every table file the store in `storeDirectory` holds; throws DamagedTableError for the
+ * first bad one in name order. The kernel reads and checks the files on its own threads
+ * (crates/quiver-core/src/store_tables.rs), so the JS thread is free meanwhile.
+ */
+export async function checkStoreTables(storeDirectory: string): Promise<TablesCheck> {
+  const { checked, leftOut } = await tableFiles(storeDirectory);
+  const report = await native.checkStoreTables(storeDirectory, checked);
+  if (report.damagedPath) throw damagedTable(report.damagedPath, report.problem ?? 'unknown damage');
+  return { files: report.files, bytes: report.bytes, leftOut };
+}
+
+/** The slow twin of `checkStoreTables`: a file at a time, every block checked here. */
+export async function checkStoreTablesPortable(storeDirectory: string): Promise<TablesCheck> {
+  const { checked, leftOut } = await tableFiles(storeDirectory);
+  let bytes = 0;
+  for (const name of checked) {
     const path = join(storeDirectory, name);
     const handle = await open(path, 'r');
     let contents: Buffer;
@@ -200,5 +226,5 @@ export async function checkStoreTablesPortable(storeDirectory: string): Promise<
       throw damagedTable(path, (error as Error).message);
     }
   }
-  return { files: tables.length, bytes };
+  return { files: checked.length, bytes, leftOut };
 }

@@ -6,7 +6,7 @@
 //! Here so that a start reads and checks the files on two threads, off the JS thread, instead of
 //! a file at a time with a call per block (docs/architecture.md §21).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
@@ -254,25 +254,26 @@ pub fn check_tables(paths: &[PathBuf], threads: usize) -> std::io::Result<Tables
     })
 }
 
-/// The table files (`*.ldb`, `*.sst`, named by number) of a store directory, in name order.
-pub fn table_files(directory: &Path) -> std::io::Result<Vec<PathBuf>> {
-    let mut paths = Vec::new();
-    for entry in std::fs::read_dir(directory)? {
-        let entry = entry?;
-        let name = entry.file_name();
-        let Some(name) = name.to_str() else { continue };
-        let Some((stem, extension)) = name.split_once('.') else { continue };
-        if (extension == "ldb" || extension == "sst") && !stem.is_empty() && stem.bytes().all(|byte| byte.is_ascii_digit()) {
-            paths.push(entry.path());
-        }
-    }
-    paths.sort();
-    Ok(paths)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The table files (`*.ldb`, `*.sst`, named by number) of a store directory, in name order (the
+    /// server lists those its manifest holds: src/storage/leveldb-table-check.ts).
+    fn table_files(directory: &std::path::Path) -> std::io::Result<Vec<PathBuf>> {
+        let mut paths = Vec::new();
+        for entry in std::fs::read_dir(directory)? {
+            let entry = entry?;
+            let name = entry.file_name();
+            let Some(name) = name.to_str() else { continue };
+            let Some((stem, extension)) = name.split_once('.') else { continue };
+            if (extension == "ldb" || extension == "sst") && !stem.is_empty() && stem.bytes().all(|byte| byte.is_ascii_digit()) {
+                paths.push(entry.path());
+            }
+        }
+        paths.sort();
+        Ok(paths)
+    }
 
     /// A one-block table: `data` as its only data block, an empty metaindex, an index naming it.
     fn table(data: &[u8]) -> Vec<u8> {

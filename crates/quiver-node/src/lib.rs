@@ -104,21 +104,18 @@ pub struct NativeTablesReport {
     pub problem: Option<String>,
 }
 
-/// Checks every block of every table file in the store directory against its CRC-32C on the
-/// file thread, reading files on two threads of its own (quiver_core::store_tables). Twin of
-/// `checkTable` in src/storage/leveldb-table-check.ts. A missing directory has no tables.
+/// Checks every block of the table files `names` of the store directory against its CRC-32C on
+/// the file thread, reading files on two threads of its own (quiver_core::store_tables). The
+/// caller names the files the store's manifest holds (src/storage/leveldb-table-check.ts, whose
+/// `checkTable` is the twin).
 #[napi(catch_unwind, ts_return_type = "Promise<NativeTablesReport>")]
-pub fn check_store_tables<'env>(env: &'env Env, directory: String) -> Result<Object<'env>> {
+pub fn check_store_tables<'env>(env: &'env Env, directory: String, names: Vec<String>) -> Result<Object<'env>> {
     tasks::run_on(
         env,
         file_pool(env),
         move || {
             let directory = std::path::PathBuf::from(directory);
-            let paths = match quiver_core::store_tables::table_files(&directory) {
-                Ok(paths) => paths,
-                Err(error) if error.kind() == std::io::ErrorKind::NotFound => Vec::new(),
-                Err(error) => return Err(errors::from_kernel(quiver_core::KernelError::io(&directory.display().to_string(), error))),
-            };
+            let paths: Vec<_> = names.iter().map(|name| directory.join(name)).collect();
             let threads = quiver_core::cores::available().min(2);
             quiver_core::store_tables::check_tables(&paths, threads)
                 .map_err(|error| errors::from_kernel(quiver_core::KernelError::io("table check", error)))
