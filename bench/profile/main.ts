@@ -6,7 +6,9 @@
 // summarised as self time by place (our files, packages, Node, the addon, the garbage collector)
 // and by function; the .cpuprofile files stay in bench/results/profile/ for Chrome DevTools.
 // `--quick` shrinks the data and the load so it runs in seconds; `--root <checkout>` runs another
-// checkout's built server.
+// checkout's built server; `--dimension N` profiles N-d Cosine vectors instead of 128-d Euclid
+// (768 is where the search itself outweighs the request's JS work); `--phases a,b` runs only the
+// named phases after the upload (search, grpc-search).
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -27,6 +29,10 @@ const serverRoot = rootArgument >= 0 ? process.argv[rootArgument + 1]! : root;
 const entry = join(serverRoot, 'dist', 'main.js');
 const output = join(root, 'bench', 'results', 'profile');
 const loadSeconds = quick ? 2 : 10;
+const dimensionArgument = process.argv.indexOf('--dimension');
+const dimension = dimensionArgument >= 0 ? Number(process.argv[dimensionArgument + 1]) : 128;
+const phasesArgument = process.argv.indexOf('--phases');
+const phases = new Set(phasesArgument >= 0 ? process.argv[phasesArgument + 1]!.split(',') : ['search', 'grpc-search']);
 
 async function profiled(phase: string, directory: string, work: (server: ServerProcess) => Promise<void>): Promise<void> {
   const profileDirectory = join(output, phase);
@@ -51,7 +57,11 @@ async function main(): Promise<void> {
     console.error('bench:profile runs the built server: run `npm run build` first');
     process.exit(1);
   }
-  const data: DataSet = makeDataSet({ name: 'profile_euclid_128', distance: 'Euclid', dimension: 128, count: quick ? 5_000 : 50_000, queryCount: 200, seed: 7 });
+  if (!Number.isInteger(dimension) || dimension < 1) throw new Error('--dimension takes a whole number of dimensions');
+  const data: DataSet =
+    dimension === 128
+      ? makeDataSet({ name: 'profile_euclid_128', distance: 'Euclid', dimension: 128, count: quick ? 5_000 : 50_000, queryCount: 200, seed: 7 })
+      : makeDataSet({ name: `profile_cosine_${dimension}`, distance: 'Cosine', dimension, count: quick ? 2_000 : 20_000, queryCount: 200, seed: 7 });
   const directory = await mkdtemp(join(tmpdir(), 'quiver-bench-profile-'));
   console.log(`# bench:profile — ${data.count} x ${data.dimension} ${data.distance}, dist/main.js under --cpu-prof`);
   try {
@@ -60,7 +70,7 @@ async function main(): Promise<void> {
       const green_s = await waitGreen(server.url, data.name);
       console.log(`upload: ${(data.count / upload_s).toFixed(0)} points/s in batches of 1000, green ${green_s.toFixed(1)} s later`);
     });
-    await profiled('search', directory, async (server) => {
+    if (phases.has('search')) await profiled('search', directory, async (server) => {
       await waitGreen(server.url, data.name);
       for (const filtered of [false, true]) {
         const run = await drive(server, data, 64, loadSeconds, filtered);
@@ -71,7 +81,7 @@ async function main(): Promise<void> {
       }
     });
     // The gRPC door on the same searches (docs/api.md §14): what a call costs beyond REST's.
-    await profiled('grpc-search', directory, async (server) => {
+    if (phases.has('grpc-search')) await profiled('grpc-search', directory, async (server) => {
       await waitGreen(server.url, data.name);
       await server.grpcListening;
       const run = await grpcRate(server.grpcPort, data, 'search', 64, loadSeconds, false);
