@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { QuiverError } from '../errors.js';
-import { parseJson } from './parse.js';
+import { parseJson, parseJsonWhole } from './parse.js';
 import { serializeJson } from './serialize.js';
 
 describe('json codec', () => {
@@ -59,5 +59,77 @@ describe('json codec fast path', () => {
 describe('json codec unsafe-number detection', () => {
   it('a float beyond 2^53 such as 1e20 stays a number after the lossless re-parse', () => {
     expect(parseJson('{"big":1e20,"id":18446744073709551615}')).toEqual({ big: 1e20, id: 18446744073709551615n });
+  });
+});
+
+describe('json codec: number arrays read by the kernel', () => {
+  /** parseJson's value or error message, and its slow twin's (parseJsonWhole), side by side. */
+  function bothWays(text: string): [unknown, unknown] {
+    const outcome = (parse: (text: string) => unknown) => {
+      try {
+        return { value: parse(text) };
+      } catch (error) {
+        return { error: (error as Error).message };
+      }
+    };
+    return [outcome(parseJson), outcome(parseJsonWhole)];
+  }
+
+  it('parseJson — a body with long number arrays gives parseJsonWhole\'s value or error (its slow twin), on random bodies', () => {
+    let state = 0x2545f491;
+    const next = () => {
+      state ^= state << 13;
+      state ^= state >>> 17;
+      state ^= state << 5;
+      return (state >>> 0) / 2 ** 32;
+    };
+    const numberText = () => {
+      const kind = Math.floor(next() * 6);
+      if (kind === 0) return String(Math.floor(next() * 1000) - 500);
+      if (kind === 1) return (next() - 0.5).toString();
+      if (kind === 2) return `${(next() * 9).toFixed(3)}e${Math.floor(next() * 40) - 20}`;
+      if (kind === 3) return '-0';
+      if (kind === 4) return String(Number.MAX_SAFE_INTEGER + Math.floor(next() * 5));
+      return (Math.fround(next() - 0.5) * 1).toPrecision(17);
+    };
+    const array = (length: number) => `[${Array.from({ length }, numberText).join(next() < 0.5 ? ',' : ' , ')}]`;
+    const strings = ['"plain"', '"[1,2,3] in a string"', '"an \\" escaped [4,5,6] quote"', '"é€😀 [7,8]"', JSON.stringify('\u0000 nul')];
+    const pick = <T>(items: T[]) => items[Math.floor(next() * items.length)]!;
+    const value = (depth: number): string => {
+      const kind = Math.floor(next() * (depth > 3 ? 3 : 6));
+      if (kind === 0) return array(Math.floor(next() * 80));
+      if (kind === 1) return pick(strings);
+      if (kind === 2) return numberText();
+      if (kind === 3) return `[${Array.from({ length: Math.floor(next() * 4) }, () => value(depth + 1)).join(',')}]`;
+      return `{${Array.from({ length: 1 + Math.floor(next() * 4) }, (_, index) => `${pick(strings).slice(0, -1)}${index}":${value(depth + 1)}`).join(',')}}`;
+    };
+    const damages = [(text: string) => text, (text: string) => text.slice(0, -1), (text: string) => text.replace(']', ']]'), (text: string) => text.replace(',', ',,')];
+    let kernelShaped = 0;
+    for (let round = 0; round < 400; round += 1) {
+      const body = `{"vector":${array(32 + Math.floor(next() * 800))},"rest":${value(0)},"limit":10}`;
+      const text = round % 5 === 4 ? pick(damages)(body) : body;
+      const [fast, slow] = bothWays(text);
+      expect(fast, text).toEqual(slow);
+      if ('value' in (slow as object)) kernelShaped += 1;
+    }
+    expect(kernelShaped).toBeGreaterThan(300);
+  });
+
+  it('parseJson — arrays in a value\'s place come back as plain arrays; one out of place, or an unsafe integer, takes the slow twin', () => {
+    const row = Array.from({ length: 40 }, (_, index) => index / 8 - 2);
+    const text = JSON.stringify({ vector: row, matrix: [row, row], note: 'x'.repeat(1000) });
+    const value = parseJson(text) as { vector: number[]; matrix: number[][] };
+    expect(value).toEqual(JSON.parse(text));
+    expect(Array.isArray(value.vector) && Array.isArray(value.matrix[1])).toBe(true);
+    // An array as an object's key is not JSON; written where a marker would parse as a key.
+    for (const text of [`{${JSON.stringify(row)}:1,"pad":"${'y'.repeat(1000)}"}`, `{"id":9007199254740993,"vector":${JSON.stringify(row)},"pad":"${'z'.repeat(1000)}"}`]) {
+      const [fast, slow] = bothWays(text);
+      expect(fast).toEqual(slow);
+    }
+    expect((parseJson(`{"id":9007199254740993,"vector":${JSON.stringify(row)},"pad":"${'z'.repeat(1000)}"}`) as { id: unknown }).id).toBe(9007199254740993n);
+    // Depth counts the kernel's arrays as JSON.parse's would be counted.
+    const deep = `${'['.repeat(256)}${JSON.stringify(row)}${']'.repeat(256)}`;
+    expect(bothWays(deep)[0]).toEqual({ error: expect.stringMatching(/nested deeper than 256/) });
+    expect(bothWays(deep)[0]).toEqual(bothWays(deep)[1]);
   });
 });

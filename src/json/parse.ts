@@ -2,8 +2,14 @@
 // exactly, which plain JSON.parse cannot do. Every body is parsed by the fast native parser
 // first; only a body holding a number beyond the safe-integer range — the only kind an unsafe
 // integer literal can turn into — is parsed again by the lossless parser.
+//
+// A body with long arrays of numbers (a query vector) has them read by the kernel, and only the
+// rest of the text goes to JSON.parse: V8 took ~90 µs of the JS thread to read a 768-d search
+// body, a sixth of what the request cost (bench/README.md, "Query vectors read by the kernel").
+import { randomBytes } from 'node:crypto';
 import { isInteger, isSafeNumber, parse as parseLossless } from 'lossless-json';
 import { errors } from '../errors.js';
+import { native } from '../native/index.js';
 
 function parseNumberLiteral(literal: string): number | bigint {
   if (isInteger(literal) && !isSafeNumber(literal)) return BigInt(literal);
@@ -67,12 +73,100 @@ function checkDepth(value: unknown): void {
   }
 }
 
+/** Texts shorter than this go to JSON.parse whole: the kernel's pass would cost more than it saves. */
+const kernelTextLength = 1024;
+/** Arrays of at least this many numbers are read by the kernel. */
+const kernelArrayLength = 32;
+/** Where the kernel reads the arrays' numbers; arrays beyond its room are left to JSON.parse. */
+const kernelScratch = new Float64Array(65_536);
 /**
- * Parses a JSON text; unsafe integers become `bigint`, every other number a `number`.
- * Throws the registry's 400 error for malformed text or a `__proto__` key, which could
- * otherwise poison object prototypes when payloads are merged.
+ * Takes an array's place in the text handed to JSON.parse: a string no body's own string can
+ * hold by chance (a NUL and random digits made once per process), then the array's number.
  */
-export function parseJson(text: string): unknown {
+const arrayMarker = `\u0000${randomBytes(9).toString('hex')}:`;
+
+class ArraysNotRestored extends Error {}
+const arraysNotRestored = new ArraysNotRestored();
+
+/**
+ * `value` (JSON.parse's answer for the text with arrays replaced by markers) with each marker
+ * string replaced by its array, in place. Walks as holdsUnsafeNumberAt does (the same depth
+ * rule and error); throws `arraysNotRestored` at a number beyond ±(2^53 - 1) (the lossless
+ * parser must read the text) or a marker that is not in a value's place once.
+ */
+function restoreArrays(value: unknown, depth: number, arrays: (number[] | undefined)[]): unknown {
+  if (typeof value === 'number') {
+    if (value > Number.MAX_SAFE_INTEGER || value < -Number.MAX_SAFE_INTEGER) throw arraysNotRestored;
+    return value;
+  }
+  if (typeof value === 'string') {
+    if (!value.startsWith(arrayMarker)) return value;
+    if (depth > maxJsonDepth) throw new Error(`the body is nested deeper than ${maxJsonDepth} levels`);
+    const index = Number(value.slice(arrayMarker.length));
+    const array = arrays[index];
+    if (array === undefined) throw arraysNotRestored;
+    arrays[index] = undefined;
+    return array;
+  }
+  if (typeof value !== 'object' || value === null) return value;
+  if (depth > maxJsonDepth) throw new Error(`the body is nested deeper than ${maxJsonDepth} levels`);
+  if (Array.isArray(value)) {
+    for (let position = 0; position < value.length; position += 1) {
+      const item: unknown = value[position];
+      const restored = restoreArrays(item, depth + 1, arrays);
+      if (restored !== item) value[position] = restored;
+    }
+    return value;
+  }
+  const record = value as Record<string, unknown>;
+  for (const key in record) {
+    const member = record[key];
+    const restored = restoreArrays(member, depth + 1, arrays);
+    if (restored !== member) record[key] = restored;
+  }
+  return value;
+}
+
+/**
+ * parseJson's value for a text with long number arrays, the kernel reading those; undefined
+ * when it has none, or when anything is not plain (malformed text, an unsafe integer, a marker
+ * out of place): the slow twin then parses the whole text, and its value or error stands.
+ */
+function parseWithKernelArrays(text: string): unknown {
+  const found = native.findJsonNumberArrays(text, kernelArrayLength, kernelScratch);
+  if (found.length === 0) return undefined;
+  const arrays: (number[] | undefined)[] = [];
+  let rest = '';
+  let from = 0;
+  for (let at = 0; at < found.length; at += 4) {
+    const [start, end, first, count] = [found[at]!, found[at + 1]!, found[at + 2]!, found[at + 3]!];
+    const numbers = new Array<number>(count);
+    for (let position = 0; position < count; position += 1) numbers[position] = kernelScratch[first + position]!;
+    rest += text.slice(from, start) + JSON.stringify(`${arrayMarker}${arrays.length}`);
+    arrays.push(numbers);
+    from = end;
+  }
+  rest += text.slice(from);
+  let value: unknown;
+  try {
+    value = JSON.parse(rest);
+  } catch {
+    return undefined;
+  }
+  try {
+    value = restoreArrays(value, 1, arrays);
+  } catch (error) {
+    if (error === arraysNotRestored) return undefined;
+    throw error;
+  }
+  return arrays.every((array) => array === undefined) ? value : undefined;
+}
+
+/**
+ * parseJson without the kernel's arrays: JSON.parse of the whole text, then the lossless parser
+ * where a number is beyond the safe range. The slow twin of the kernel's path (json.test.ts).
+ */
+export function parseJsonWhole(text: string): unknown {
   if (text.includes('"__proto__"')) throw errors.malformedJson('the key "__proto__" is not allowed');
   try {
     const value: unknown = JSON.parse(text);
@@ -82,4 +176,22 @@ export function parseJson(text: string): unknown {
   } catch (error) {
     throw errors.malformedJson((error as Error).message);
   }
+}
+
+/**
+ * Parses a JSON text; unsafe integers become `bigint`, every other number a `number`.
+ * Throws the registry's 400 error for malformed text or a `__proto__` key, which could
+ * otherwise poison object prototypes when payloads are merged.
+ */
+export function parseJson(text: string): unknown {
+  if (text.length >= kernelTextLength && !text.includes('"__proto__"')) {
+    let value: unknown;
+    try {
+      value = parseWithKernelArrays(text);
+    } catch (error) {
+      throw errors.malformedJson((error as Error).message);
+    }
+    if (value !== undefined) return value;
+  }
+  return parseJsonWhole(text);
 }

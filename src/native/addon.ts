@@ -44,6 +44,13 @@ export interface NativeBinding {
    * read the text otherwise or refuse it, or `into` has too few places.
    */
   readJsonNumbers(text: string, into: Float64Array, offset: number): number;
+  /**
+   * The arrays of at least `minimumCount` numbers in a JSON text, outside its strings, read into
+   * `into` one after another: four numbers per array (its start and end in the text, `[` to just
+   * after `]`, and its first place and count in `into`). An array of other values, with a number
+   * beyond ±2^53 or one JSON.parse would read otherwise, or without room left in `into` is left out.
+   */
+  findJsonNumberArrays(text: string, minimumCount: number, into: Float64Array): number[];
   /** The SIMD instruction set the kernel chose at run time, e.g. "avx2+fma". */
   instructionSet(): string;
   /** Whether indexes made from now on ask for huge pages (`storage.huge_pages`). */

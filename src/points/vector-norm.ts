@@ -24,7 +24,9 @@ const safeSquaresHigh = 1e36;
  */
 export function checkVectorNorm(vector: Float32Array, field: string, distance: Distance): Float32Array {
   let sumOfSquares = 0;
-  for (const element of vector) sumOfSquares += element * element;
+  // Indexed, not `for…of`: the typed array's iterator cost ~7 µs a 768-d vector against ~1.7 µs
+  // (bench/README.md, "Query vectors read by the kernel"), paid for every vector of an upsert.
+  for (let position = 0; position < vector.length; position += 1) sumOfSquares += vector[position]! * vector[position]!;
   const norm = Math.sqrt(sumOfSquares);
   if (distance === 'Cosine') {
     if (norm === 0 || !Number.isFinite(norm)) throw errors.invalidField(field, `a Cosine vector needs a finite, non-zero norm (its norm is ${norm})`);

@@ -20,9 +20,7 @@ pub fn read_number_array_rest(text: &[u8], into: &mut [f64]) -> Option<(usize, u
     let mut count = 0;
     loop {
         let end = number_end(text, position)?;
-        // The grammar was checked above; this is ASCII digits, signs, points and exponents.
-        let literal = std::str::from_utf8(&text[position..end]).ok()?;
-        let value: f64 = literal.parse().ok()?;
+        let value = read_number(&text[position..end])?;
         if !value.is_finite() {
             return None;
         }
@@ -35,6 +33,144 @@ pub fn read_number_array_rest(text: &[u8], into: &mut [f64]) -> Option<(usize, u
             _ => return None,
         }
     }
+}
+
+/// One array of numbers `find_number_arrays` read: where it lies in the text, in UTF-16 code units
+/// (JavaScript's string positions, `[` to just after `]`), and where its numbers went in `into`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NumberArray {
+    pub start: usize,
+    pub end: usize,
+    pub first: usize,
+    pub count: usize,
+}
+
+/// The arrays of at least `minimum_count` numbers in a JSON text, outside its strings, read into
+/// `into` one after another (src/json/parse.ts hands the rest of the text to JSON.parse). An
+/// array this reader refuses (see `read_number_array_rest`), holds a number beyond ±2^53 (which
+/// the lossless parser must see), or does not fit in what is left of `into` is left in the text.
+/// The text need not be valid JSON: the caller's parse of what is left decides that.
+pub fn find_number_arrays(text: &[u8], minimum_count: usize, into: &mut [f64]) -> Vec<NumberArray> {
+    const SAFE_LIMIT: f64 = 9_007_199_254_740_991.0;
+    let mut found = Vec::new();
+    let mut used = 0;
+    let mut position = 0;
+    // UTF-16 code units before `position`: one per UTF-8 sequence, two for a four-byte one.
+    let mut units = 0;
+    let mut in_string = false;
+    while let Some(&byte) = text.get(position) {
+        if in_string {
+            match byte {
+                b'"' => in_string = false,
+                // An escape and the byte it escapes (ASCII in valid JSON; if not, the caller's
+                // parse of the text refuses it, whatever positions were counted).
+                b'\\' => {
+                    position += 2;
+                    units += 2;
+                    continue;
+                }
+                _ => {}
+            }
+            units += utf16_units_led_by(byte);
+            position += 1;
+            continue;
+        }
+        if byte == b'"' {
+            in_string = true;
+        } else if byte == b'[' {
+            let first_value = skip_whitespace(text, position + 1);
+            if matches!(text.get(first_value), Some(b'-' | b'0'..=b'9')) {
+                if let Some((count, end)) = read_number_array_rest(&text[position + 1..], &mut into[used..]) {
+                    let end = position + 1 + end;
+                    let safe = into[used..used + count].iter().all(|value| value.abs() <= SAFE_LIMIT);
+                    if count >= minimum_count && safe {
+                        found.push(NumberArray { start: units, end: units + (end - position), first: used, count });
+                        used += count;
+                    }
+                    // Numbers, commas and whitespace only: ASCII, one unit a byte.
+                    units += end - position;
+                    position = end;
+                    continue;
+                }
+            }
+        }
+        units += utf16_units_led_by(byte);
+        position += 1;
+    }
+    found
+}
+
+/// UTF-16 code units of the character a byte starts: 0 for a continuation byte, 2 for the lead
+/// of a four-byte sequence (a character beyond U+FFFF), else 1.
+fn utf16_units_led_by(byte: u8) -> usize {
+    match byte {
+        0x80..=0xbf => 0,
+        0xf0..=0xff => 2,
+        _ => 1,
+    }
+}
+
+/// 10^0 to 10^22, every one exact in a double.
+const EXACT_POWERS_OF_TEN: [f64; 23] =
+    [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22];
+
+/// The double nearest to a literal `number_end` accepted. Most literals (`-0.1234`, `3e-5`) have
+/// at most 15 significant digits and a small exponent: their digits make an exact double and one
+/// correctly rounded multiplication or division by an exact power of ten gives the nearest one
+/// (Clinger's fast path), without Rust's general parse, which costs several times as much. The
+/// rest take that parse.
+fn read_number(literal: &[u8]) -> Option<f64> {
+    // numpy's float32-as-double literals (`-0.012345678359270096`) are longer than any the fast
+    // path takes but for leading zeros: straight to the general parse, without a scan first.
+    if literal.len() > 18 {
+        return general_parse(literal);
+    }
+    let (negative, body) = match literal.split_first() {
+        Some((b'-', rest)) => (true, rest),
+        _ => (false, literal),
+    };
+    let mut mantissa: u64 = 0;
+    let mut significant = 0;
+    let mut exponent: i32 = 0;
+    let mut position = 0;
+    let mut after_point = false;
+    while let Some(&byte) = body.get(position) {
+        match byte {
+            b'0'..=b'9' => {
+                if mantissa != 0 || byte != b'0' {
+                    significant += 1;
+                }
+                if significant > 15 {
+                    return general_parse(literal);
+                }
+                mantissa = mantissa * 10 + u64::from(byte - b'0');
+                exponent -= i32::from(after_point);
+            }
+            b'.' => after_point = true,
+            _ => break,
+        }
+        position += 1;
+    }
+    if let Some(b'e' | b'E') = body.get(position) {
+        let written = std::str::from_utf8(&body[position + 1..]).ok()?.parse::<i32>();
+        match written {
+            Ok(written) if written.abs() <= 400 => exponent += written,
+            _ => return general_parse(literal),
+        }
+    }
+    let magnitude = match exponent {
+        0..=22 => mantissa as f64 * EXACT_POWERS_OF_TEN[exponent as usize],
+        -22..=-1 => mantissa as f64 / EXACT_POWERS_OF_TEN[-exponent as usize],
+        _ if mantissa == 0 => 0.0,
+        _ => return general_parse(literal),
+    };
+    Some(if negative { -magnitude } else { magnitude })
+}
+
+/// Rust's correctly rounded parse, for the literals `read_number`'s fast path does not take.
+fn general_parse(literal: &[u8]) -> Option<f64> {
+    // `number_end` checked the grammar: ASCII digits, signs, points and exponents.
+    std::str::from_utf8(literal).ok()?.parse().ok()
 }
 
 fn skip_whitespace(text: &[u8], mut position: usize) -> usize {
@@ -134,5 +270,84 @@ mod tests {
         let mut small = [0.0; 2];
         assert_eq!(read_number_array_rest(b"1,2,3]", &mut small), None, "more numbers than places");
         assert_eq!(read_number_array_rest(b"1,2]", &mut small), Some((2, 4)));
+    }
+
+    fn arrays(text: &str, minimum_count: usize, places: usize) -> (Vec<(String, Vec<f64>)>, Vec<NumberArray>) {
+        let mut into = vec![0.0; places];
+        let found = find_number_arrays(text.as_bytes(), minimum_count, &mut into);
+        let units: Vec<u16> = text.encode_utf16().collect();
+        let read = found
+            .iter()
+            .map(|array| {
+                (String::from_utf16(&units[array.start..array.end]).unwrap(), into[array.first..array.first + array.count].to_vec())
+            })
+            .collect();
+        (read, found)
+    }
+
+    #[test]
+    fn number_arrays_outside_strings_are_found_at_their_utf16_positions() {
+        // Brackets inside strings (escaped quotes too), and characters of one to four UTF-8 bytes
+        // (two UTF-16 units for the last) before the arrays.
+        let text = r#"{"a":"[1,2,3] \" [4,5,6]","é€😀":[7, 8,9],"m":[[1,2,3],[-4e1,5.5,6]],"s":[1,2]}"#;
+        let (read, found) = arrays(text, 3, 64);
+        assert_eq!(
+            read,
+            [
+                ("[7, 8,9]".to_string(), vec![7.0, 8.0, 9.0]),
+                ("[1,2,3]".to_string(), vec![1.0, 2.0, 3.0]),
+                ("[-4e1,5.5,6]".to_string(), vec![-40.0, 5.5, 6.0]),
+            ]
+        );
+        assert_eq!(found.iter().map(|array| array.first).collect::<Vec<_>>(), [0, 3, 6], "one after another in `into`");
+    }
+
+    #[test]
+    fn arrays_the_reader_refuses_or_beyond_safe_integers_or_without_room_stay_in_the_text() {
+        let text = r#"[[1,2,"x"],[1,2,+3],[9007199254740993,1,2],[1,2,3],[4,5,6]]"#;
+        let (read, _) = arrays(text, 3, 64);
+        assert_eq!(read.iter().map(|(part, _)| part.as_str()).collect::<Vec<_>>(), ["[1,2,3]", "[4,5,6]"]);
+        let (read, _) = arrays(text, 3, 5);
+        assert_eq!(read.iter().map(|(part, _)| part.as_str()).collect::<Vec<_>>(), ["[1,2,3]"], "the second does not fit");
+        // An unterminated string hides the rest; an unterminated array is not read.
+        assert!(arrays(r#"{"a":"[1,2,3]"#, 1, 8).0.is_empty());
+        assert!(arrays("[1,2,3", 1, 8).0.is_empty());
+    }
+
+    #[test]
+    fn the_fast_path_reads_every_literal_as_rusts_general_parse_does() {
+        let mut random = crate::test_support::Random::new(5);
+        let mut literals: Vec<String> = [
+            "0",
+            "-0",
+            "0.0",
+            "1e22",
+            "1e23",
+            "123456789012345",
+            "1234567890123456",
+            "0.000000000000000000000001",
+            "9.999999999999999e22",
+            "-1E-22",
+            "5e-324",
+            "1e-400",
+            "0.1e1",
+            "100e-2",
+        ]
+        .iter()
+        .map(|text| text.to_string())
+        .collect();
+        for round in 0..100_000 {
+            let value = f64::from(random.gaussian()) * 10f64.powi(round % 30 - 15);
+            literals.push(match round % 4 {
+                0 => format!("{value}"),
+                1 => format!("{value:.4}"),
+                2 => format!("{value:e}"),
+                _ => format!("{:.3}e{}", value, round % 50 - 25),
+            });
+        }
+        for literal in literals {
+            let expected: f64 = literal.parse().unwrap();
+            assert_eq!(read_number(literal.as_bytes()).map(f64::to_bits), Some(expected.to_bits()), "{literal}");
+        }
     }
 }

@@ -94,6 +94,20 @@ pub fn read_json_numbers(text: String, mut into: Float64ArraySlice<'_>, offset: 
     }
 }
 
+/// The arrays of at least `minimum_count` numbers in a JSON text, outside its strings, read into
+/// `into` one after another (quiver_core::json_numbers::find_number_arrays): four numbers per
+/// array, its start and end in the text (JavaScript string positions, `[` to just after `]`)
+/// and its first place and count in `into`. For parseJson (src/json/parse.ts), which parses
+/// the rest of the text itself.
+#[napi(catch_unwind)]
+pub fn find_json_number_arrays(text: String, minimum_count: u32, mut into: Float64ArraySlice<'_>) -> Vec<u32> {
+    // SAFETY: this call runs on the JS thread, which is the only one that could touch `into`.
+    let places = unsafe { into.as_mut() };
+    let found = quiver_core::json_numbers::find_number_arrays(text.as_bytes(), minimum_count.max(1) as usize, places);
+    // Positions and places fit in u32: a body is far below 4 GiB, `into` far below 2^32 places.
+    found.iter().flat_map(|array| [array.start, array.end, array.first, array.count].map(|value| value as u32)).collect()
+}
+
 /// What the start-up check of the store's table files found (`checkStoreTables`).
 #[napi(object)]
 pub struct NativeTablesReport {
