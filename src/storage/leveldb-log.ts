@@ -15,8 +15,9 @@ import { open, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { crc32c, masked } from './crc32c.js';
 
-const blockSize = 32 * 1024;
-const headerSize = 7;
+/** LevelDB's log blocks, and each physical record's header. */
+export const blockSize = 32 * 1024;
+export const headerSize = 7;
 /** Only the current log's tail matters; a bigger file is read in its last part only. */
 const maximumReadBytes = 64 * 1024 * 1024;
 
@@ -92,6 +93,26 @@ export async function findTornLogTail(storeDirectory: string): Promise<TornTail 
   return scanLog(bytes, file, base !== 0);
 }
 
+/** A physical record's header (at least `headerSize` bytes at `position`). */
+export interface RecordHeader {
+  /** Masked CRC-32C of the type byte and the data. */
+  checksum: number;
+  length: number;
+  /** 1 full, 2 first, 3 middle, 4 last. */
+  type: number;
+}
+
+/**
+ * The header of the physical record at `position`, or undefined for zero fill (a preallocated or
+ * padded block: the rest of the block is empty). Also read by leveldb-manifest.ts.
+ */
+export function recordHeader(bytes: Buffer, position: number): RecordHeader | undefined {
+  const checksum = bytes.readUInt32LE(position);
+  const length = bytes.readUInt16LE(position + 4);
+  const type = bytes[position + 6]!;
+  return type === 0 && length === 0 && checksum === 0 ? undefined : { checksum, length, type };
+}
+
 /** Exported for unit tests: the scan over a log file's bytes. */
 export function scanLog(bytes: Buffer, file: string, startsMidFile = false): TornTail | undefined {
   let position = 0;
@@ -113,14 +134,12 @@ export function scanLog(bytes: Buffer, file: string, startsMidFile = false): Tor
       if (rest.every((byte) => byte === 0)) return undefined;
       return torn('the last record header is cut short', fragments.length > 0 ? recordStart : position);
     }
-    const checksum = bytes.readUInt32LE(position);
-    const length = bytes.readUInt16LE(position + 4);
-    const type = bytes[position + 6]!;
-    if (type === 0 && length === 0 && checksum === 0) {
-      // Zero fill (a preallocated or padded block): the rest of the block is empty.
+    const header = recordHeader(bytes, position);
+    if (header === undefined) {
       position += leftInBlock;
       continue;
     }
+    const { checksum, length, type } = header;
     const start = fragments.length > 0 ? recordStart : position;
     const dataEnd = position + headerSize + length;
     if (dataEnd > bytes.length) return torn(`the last record is cut short (${dataEnd - bytes.length} bytes missing)`, start, bytes.subarray(position + headerSize));

@@ -15,9 +15,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { crc32c, masked } from './crc32c.js';
-
-const blockSize = 32 * 1024;
-const headerSize = 7;
+import { blockSize, headerSize, recordHeader } from './leveldb-log.js';
 
 /** A manifest this reader cannot follow; the caller then checks every table file. */
 class UnreadableManifest extends Error {}
@@ -34,13 +32,12 @@ function logRecords(bytes: Buffer): Buffer[] {
       position += leftInBlock;
       continue;
     }
-    const checksum = bytes.readUInt32LE(position);
-    const length = bytes.readUInt16LE(position + 4);
-    const type = bytes[position + 6]!;
-    if (type === 0 && length === 0 && checksum === 0) {
+    const header = recordHeader(bytes, position);
+    if (header === undefined) {
       position += leftInBlock;
       continue;
     }
+    const { checksum, length, type } = header;
     const end = position + headerSize + length;
     if (end > bytes.length || masked(crc32c(bytes.subarray(position + 6, end))) !== checksum) {
       throw new UnreadableManifest('a record is cut short or fails its checksum');

@@ -168,11 +168,7 @@ mod tests {
     fn every_text_reads_back_as_the_double_shortest_decimal_gives() {
         let mut random = crate::test_support::Random::new(11);
         for round in 0..200_000 {
-            let value = match round % 3 {
-                0 => f32::from_bits(random.next_u64() as u32),
-                1 => random.uniform() * 2.0 - 1.0,
-                _ => random.gaussian() * 1000.0,
-            };
+            let value = random.printing_sample(round);
             if !value.is_finite() {
                 continue;
             }

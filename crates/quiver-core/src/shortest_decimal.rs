@@ -305,12 +305,7 @@ mod tests {
             assert_eq!(shortest_decimal(value).to_bits(), slow_twin(value).to_bits(), "{value:e}");
         }
         for round in 0..400_000 {
-            // Uniform bit patterns cover every exponent; the unit range is what embeddings hold.
-            let value = match round % 3 {
-                0 => f32::from_bits(random.next_u64() as u32),
-                1 => random.uniform() * 2.0 - 1.0,
-                _ => random.gaussian() * 1000.0,
-            };
+            let value = random.printing_sample(round);
             if !value.is_finite() {
                 continue;
             }

@@ -23,6 +23,16 @@ impl Random {
         ((self.next_u64() >> 40) as f32 + 0.5) / (1u64 << 24) as f32
     }
 
+    /// A float32 for round `round` of a printing test, in turn: a uniform bit pattern (every
+    /// exponent; some not finite), the unit range embeddings hold, a wide Gaussian value.
+    pub fn printing_sample(&mut self, round: usize) -> f32 {
+        match round % 3 {
+            0 => f32::from_bits(self.next_u64() as u32),
+            1 => self.uniform() * 2.0 - 1.0,
+            _ => self.gaussian() * 1000.0,
+        }
+    }
+
     pub fn gaussian(&mut self) -> f32 {
         let (a, b) = (self.uniform(), self.uniform());
         (-2.0 * a.ln()).sqrt() * (std::f32::consts::TAU * b).cos()
