@@ -1,7 +1,8 @@
 // Bit flips in the files of a stopped server, for real (docs/durability.md): each is refused
 // clearly or served intact — never served wrong. A flipped table block refuses the start; a
 // flipped checkpoint is rebuilt from the store and answers exactly; a flipped log record is
-// reported as lost, never dropped in silence.
+// reported as lost, never dropped in silence. And what is not damage is not called damage: a
+// table file left by an interrupted compaction.
 import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -65,6 +66,26 @@ describe('storage faults — bit flips', { timeout: 90_000 }, () => {
       const points = (scroll.body.result as { points: { id: number; vector: number[] }[] }).points;
       expect(points).toHaveLength(400);
       for (const point of points) expect(point.vector.map((value) => Math.fround(value))).toEqual(vectorOf(point.id).map((value) => Math.fround(value)));
+    } finally {
+      await server.kill('SIGTERM');
+    }
+  });
+
+  it('interrupted compaction — a table file the manifest does not hold (what a stop during a compaction leaves) is not damage: the start goes on, LevelDB removes it, every point answers', async () => {
+    const data = await directory('compaction');
+    await filled(data, 300);
+    let server = await startReady(data);
+    await server.kill('SIGTERM');
+    // A half-written compaction output: LevelDB's next file number, no footer, never in the manifest.
+    const leftOver = '999999.ldb';
+    await writeFile(join(data, 'db', leftOver), Buffer.alloc(70_000, 0x5a));
+    server = await startReady(data);
+    try {
+      const notice = logRecords(server.logLines).find((record) => Array.isArray(record.files) && (record.files as string[]).includes(leftOver));
+      expect(notice?.msg).toMatch(/manifest does not hold/);
+      expect(await readdir(join(data, 'db'))).not.toContain(leftOver);
+      const scroll = await call(server.url, 'POST', '/collections/c/points/scroll', { limit: 1000 });
+      expect((scroll.body.result as { points: unknown[] }).points).toHaveLength(300);
     } finally {
       await server.kill('SIGTERM');
     }
