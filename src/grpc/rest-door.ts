@@ -9,6 +9,7 @@ import type { CallContext } from './transport.js';
 import type { SuccessEnvelope } from '../http/envelope.js';
 import { closeExchange, exchangeContentType, exchangeHeader, openExchange } from '../http/in-process-exchange.js';
 import { jsonShaped } from '../json/json-shaped.js';
+import { Float32Row } from '../points/float32-row.js';
 import { parseJson } from '../json/parse.js';
 import { errorFromRest, invalidArgument } from './status.js';
 
@@ -45,8 +46,9 @@ export class RestDoor {
     }
     if (response.statusCode < 400 && envelope !== undefined) {
       const kept = envelope as SuccessEnvelope<unknown>;
-      // Shaped as the JSON text would have been read, so the converters see what they always saw.
-      return { result: jsonShaped(kept.result) as Result, time: kept.time };
+      // Shaped as the JSON text would have been read, so the converters see what they always saw,
+      // but for vectors' rows: kept as float32 for the messages' float fields (convert/vectors.ts).
+      return { result: jsonShaped(kept.result, isFloat32Row) as Result, time: kept.time };
     }
     let parsed: Record<string, unknown> | undefined;
     try {
@@ -60,6 +62,10 @@ export class RestDoor {
     }
     return { result: parsed?.result as Result, time: typeof parsed?.time === 'number' ? parsed.time : 0 };
   }
+}
+
+function isFloat32Row(value: object): boolean {
+  return value instanceof Float32Row;
 }
 
 /** The message of either REST error envelope (docs/api.md §1.1). */

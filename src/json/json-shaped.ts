@@ -23,7 +23,10 @@ function shapedNumber(value: number): number | bigint | null {
   return Math.abs(value) < plainDigitsBelow ? BigInt(String(value)) : value;
 }
 
-function shapedAt(value: unknown, depth: number): unknown {
+/** Objects a caller takes as they are (jsonShaped's `keep`). */
+type Keep = ((value: object) => boolean) | undefined;
+
+function shapedAt(value: unknown, depth: number, keep: Keep): unknown {
   switch (typeof value) {
     case 'number':
       return shapedNumber(value);
@@ -39,20 +42,21 @@ function shapedAt(value: unknown, depth: number): unknown {
       return undefined;
   }
   if (value === null) return null;
+  if (keep?.(value)) return value;
   // As JSON.stringify does: a value with a toJSON method is written as what it returns
   // (vectors' rows, src/points/float32-row.ts).
-  if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return shapedAt((value as { toJSON(key: string): unknown }).toJSON(''), depth);
+  if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return shapedAt((value as { toJSON(key: string): unknown }).toJSON(''), depth, keep);
   if (depth > maxJsonDepth) throw errors.malformedJson(`the body is nested deeper than ${maxJsonDepth} levels`);
   if (Array.isArray(value)) {
     const items = new Array<unknown>(value.length);
-    for (let index = 0; index < value.length; index += 1) items[index] = shapedAt(value[index], depth + 1) ?? null;
+    for (let index = 0; index < value.length; index += 1) items[index] = shapedAt(value[index], depth + 1, keep) ?? null;
     return items;
   }
   const shaped: Record<string, unknown> = {};
   for (const key of Object.keys(value)) {
     // The key parseJson refuses (it could poison prototypes when payloads are merged).
     if (key === '__proto__') throw errors.malformedJson('the key "__proto__" is not allowed');
-    const member = shapedAt((value as Record<string, unknown>)[key], depth + 1);
+    const member = shapedAt((value as Record<string, unknown>)[key], depth + 1, keep);
     if (member !== undefined) shaped[key] = member;
   }
   return shaped;
@@ -63,8 +67,9 @@ function shapedAt(value: unknown, depth: number): unknown {
  * bigints, booleans, null and objects with a `toJSON` method: a fresh copy, undefined members dropped (null in arrays), NaN and
  * ±Infinity as null, safe bigints as numbers and unsafe integers as bigints. Throws the 400
  * parseJson would for a `__proto__` key or nesting deeper than `maxJsonDepth`. The round trip
- * itself is its slow twin (json-shaped.test.ts).
+ * itself is its slow twin (json-shaped.test.ts). Objects `keep` picks are left as they are (the
+ * gRPC door keeps vectors' float32 rows, which its messages carry as float32 anyway).
  */
-export function jsonShaped(value: unknown): unknown {
-  return shapedAt(value, 1);
+export function jsonShaped(value: unknown, keep?: (value: object) => boolean): unknown {
+  return shapedAt(value, 1, keep);
 }

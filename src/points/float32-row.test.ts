@@ -40,6 +40,10 @@ describe('float32 rows', () => {
     // Outside serializeJson a row is its numbers: plain JSON.stringify, and the gRPC door's jsonShaped.
     expect(JSON.parse(JSON.stringify(answer))).toEqual(expected);
     expect(jsonShaped(answer)).toEqual(expected);
+    // The gRPC door keeps the rows (its messages hold float32): the same float32 values.
+    const kept = jsonShaped(answer, (value) => value instanceof Float32Row) as { result: [{ vector: Float32Row }] };
+    expect(kept.result[0].vector).toBeInstanceOf(Float32Row);
+    expect(Array.from(kept.result[0].vector.float32Values())).toEqual(Array.from(source.subarray(0, 10)));
   });
 
   it('serializeJson — a string that imitates a row\'s placeholder, or a bigint beside a row, still gives the rows\' numbers', () => {

@@ -2,9 +2,9 @@
 // never turns it into JavaScript numbers: serializeJson puts the kernel's JSON text of the row in
 // its place (`jsonText`), where building 768 numbers for a 768-d vector and having
 // JSON.stringify print them cost 160–196 µs of the JS thread a row, 16–20 ms for a scroll of a
-// hundred (bench/README.md, "Vectors out as text"). Everything else reads the numbers: `toJSON`
-// outside serializeJson (JSON.stringify, the lossless writer, the gRPC door's jsonShaped) and
-// `toNumbers`.
+// hundred (bench/README.md, "Vectors out as text"). The gRPC door takes the float32 values as
+// they are (`float32Values`: its messages hold float32). Everything else reads the numbers:
+// `toJSON` outside serializeJson (JSON.stringify, the lossless writer) and `toNumbers`.
 import { ownTextPlaceholder, type OwnJsonText } from '../json/serialize.js';
 import { native } from '../native/index.js';
 import { float32RowToNumbers, kernelRowLength } from './vectors.js';
@@ -16,6 +16,11 @@ export class Float32Row implements OwnJsonText {
     private readonly offset: number,
     readonly length: number,
   ) {}
+
+  /** The row's float32 values (a view: not to be changed). */
+  float32Values(): Float32Array {
+    return this.source.subarray(this.offset, this.offset + this.length);
+  }
 
   /** The row as plain numbers: each the shortest decimal that reads back as its float32. */
   toNumbers(): number[] {

@@ -3,6 +3,7 @@
 // named vectors).
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import type { Vector, VectorInput, Vectors, VectorsOutputSchema, VectorOutputSchema } from '@qdrant/js-client-grpc';
+import { Float32Row } from '../../points/float32-row.js';
 import { invalidArgument } from '../status.js';
 import { idToJson } from './ids.js';
 
@@ -69,16 +70,23 @@ function isSparse(json: unknown): json is { indices: number[]; values: number[] 
   return typeof json === 'object' && json !== null && !Array.isArray(json) && Array.isArray((json as { indices?: unknown }).indices);
 }
 
+/** A row as the message's float field takes it: the door keeps records' rows as float32 (rest-door.ts). */
+function floatData(row: unknown): number[] {
+  return row instanceof Float32Row ? Array.from(row.float32Values()) : ((row ?? []) as number[]);
+}
+
 function vectorOutput(json: unknown): VectorOutputInit {
   if (isSparse(json)) return { vector: { case: 'sparse', value: { indices: json.indices, values: json.values } } };
-  if (Array.isArray(json) && Array.isArray(json[0])) return { vector: { case: 'multiDense', value: { vectors: (json as number[][]).map((data) => ({ data })) } } };
-  return { vector: { case: 'dense', value: { data: (json ?? []) as number[] } } };
+  if (Array.isArray(json) && (Array.isArray(json[0]) || json[0] instanceof Float32Row)) {
+    return { vector: { case: 'multiDense', value: { vectors: (json as unknown[]).map((row) => ({ data: floatData(row) })) } } };
+  }
+  return { vector: { case: 'dense', value: { data: floatData(json) } } };
 }
 
 /** REST's `vector` of a point (absent, one unnamed vector, or named vectors) as VectorsOutput. */
 export function vectorsOutput(json: unknown): MessageInitShape<typeof VectorsOutputSchema> | undefined {
   if (json === undefined || json === null) return undefined;
-  if (Array.isArray(json)) return { vectorsOptions: { case: 'vector', value: vectorOutput(json) } };
+  if (Array.isArray(json) || json instanceof Float32Row) return { vectorsOptions: { case: 'vector', value: vectorOutput(json) } };
   const vectors: Record<string, VectorOutputInit> = {};
   for (const [name, vector] of Object.entries(json as Record<string, unknown>)) vectors[name] = vectorOutput(vector);
   return { vectorsOptions: { case: 'vectors', value: { vectors } } };
