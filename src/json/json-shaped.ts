@@ -64,11 +64,12 @@ function shapedAt(value: unknown, depth: number, keep: Keep): unknown {
 
 /**
  * `parseJson(serializeJson(value))` for a value made of plain objects, arrays, strings, numbers,
- * bigints, booleans, null and objects with a `toJSON` method: a fresh copy, undefined members dropped (null in arrays), NaN and
- * ±Infinity as null, safe bigints as numbers and unsafe integers as bigints. Throws the 400
- * parseJson would for a `__proto__` key or nesting deeper than `maxJsonDepth`. The round trip
- * itself is its slow twin (json-shaped.test.ts). Objects `keep` picks are left as they are (the
- * gRPC door keeps vectors' float32 rows, which its messages carry as float32 anyway).
+ * bigints, booleans, null and objects with a `toJSON` method: a fresh copy, undefined members
+ * dropped (null in arrays), NaN and ±Infinity as null, safe bigints as numbers and unsafe
+ * integers as bigints. Throws the 400 parseJson would for a `__proto__` key or nesting deeper
+ * than `maxJsonDepth`. The round trip itself is its slow twin (json-shaped.test.ts). Objects
+ * `keep` picks are left as they are (the gRPC door keeps vectors' float32 rows, which its
+ * messages carry as float32 anyway).
  */
 export function jsonShaped(value: unknown, keep?: (value: object) => boolean): unknown {
   return shapedAt(value, 1, keep);
