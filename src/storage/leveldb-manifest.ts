@@ -4,7 +4,7 @@
 // table check (leveldb-table-check.ts) must not call such a file damage, so it checks the files
 // the manifest lists, and leaves the others to LevelDB.
 //
-// The manifest (LevelDB's db/version_edit.cc, doc/impl.md): CURRENT names it; it is a log file
+// The manifest, as LevelDB writes it: CURRENT names it; it is a log file
 // (32 KiB blocks of checksummed records, as the write-ahead log: leveldb-log.ts) whose records
 // are version edits, each a sequence of tagged fields:
 //   1 comparator name | 2 log number | 3 next file number | 4 last sequence | 5 compact pointer
