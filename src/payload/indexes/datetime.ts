@@ -33,20 +33,20 @@ export class DatetimeIndex implements OrderedIndex {
     }
   }
 
-  private rangeValues(condition: FieldCondition): number[] | undefined {
+  /** The sorted positions [start, end) of the values a range condition holds. */
+  private rangePositions(condition: FieldCondition): [number, number] | undefined {
     if (condition.kind !== 'datetime_range') return undefined;
-    const [start, end] = rangeSpan(this.ordered, condition.bounds);
-    return this.ordered.sortedValues().slice(start, end);
+    return rangeSpan(this.ordered, condition.bounds);
   }
 
   answer(condition: FieldCondition, capacity: number): IndexAnswer | undefined {
-    const values = this.rangeValues(condition);
-    return values ? { slots: this.ordered.collect(values, new SlotSet(capacity)), exact: true } : undefined;
+    const span = this.rangePositions(condition);
+    return span ? { slots: this.ordered.collectRange(span[0], span[1], new SlotSet(capacity)), exact: true } : undefined;
   }
 
   estimate(condition: FieldCondition): number | undefined {
-    const values = this.rangeValues(condition);
-    return values ? this.ordered.countOf(values) : undefined;
+    const span = this.rangePositions(condition);
+    return span ? this.ordered.countRange(span[0], span[1]) : undefined;
   }
 
   walk(direction: 'asc' | 'desc', startFrom: number | undefined, visit: (value: number, slot: number) => boolean | void): void {

@@ -65,25 +65,25 @@ export class NumericIndex implements OrderedIndex {
     return undefined;
   }
 
-  private rangeValues(condition: FieldCondition): number[] | undefined {
+  /** The sorted positions [start, end) of the values a range condition holds. */
+  private rangePositions(condition: FieldCondition): [number, number] | undefined {
     if (condition.kind !== 'range' || !this.options.range) return undefined;
-    const [start, end] = rangeSpan(this.ordered, condition.bounds);
-    return this.ordered.sortedValues().slice(start, end);
+    return rangeSpan(this.ordered, condition.bounds);
   }
 
   answer(condition: FieldCondition, capacity: number): IndexAnswer | undefined {
     const lookups = this.lookups(condition);
     if (lookups) return { slots: this.exact.collect(lookups, new SlotSet(capacity)), exact: true };
-    const values = this.rangeValues(condition);
-    if (values) return { slots: this.ordered.collect(values, new SlotSet(capacity)), exact: true };
+    const span = this.rangePositions(condition);
+    if (span) return { slots: this.ordered.collectRange(span[0], span[1], new SlotSet(capacity)), exact: true };
     return undefined;
   }
 
   estimate(condition: FieldCondition): number | undefined {
     const lookups = this.lookups(condition);
     if (lookups) return this.exact.countOf(lookups);
-    const values = this.rangeValues(condition);
-    return values ? this.ordered.countOf(values) : undefined;
+    const span = this.rangePositions(condition);
+    return span ? this.ordered.countRange(span[0], span[1]) : undefined;
   }
 
   walk(direction: 'asc' | 'desc', startFrom: number | undefined, visit: (value: number, slot: number) => boolean | void): void {
