@@ -24,6 +24,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { buildInPlace } from './build-in-place.mjs';
+// Compiled by `npm run build:ts`, which the build runs before this script.
+import { serverNodeFlags } from '../dist/start/node-flags.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const serverBundle = join(root, 'dist', 'server', 'main.js');
@@ -55,9 +57,10 @@ async function call(url, method, path, body) {
 async function warmUp(directory) {
   const data = await mkdtemp(join(tmpdir(), 'quiver-build-warm-up-'));
   // The machine's own QUIVER__ settings (auth, a storage path) are not the warm-up's, and the
-  // cache is made for a plain `node` (V8 rejects it under other flags; src/start/launch.ts).
+  // cache is made for the shipped command, `node <serverNodeFlags> main.js` (V8 rejects it under
+  // other flags; src/start/launch.ts).
   const environment = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('QUIVER__') && name !== 'NODE_OPTIONS'));
-  const child = spawn(process.execPath, [join(directory, 'main.js')], {
+  const child = spawn(process.execPath, [...serverNodeFlags, join(directory, 'main.js')], {
     cwd: root,
     env: {
       ...environment,

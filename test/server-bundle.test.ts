@@ -8,6 +8,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { QdrantClient } from '@qdrant/js-client-grpc';
+import { serverNodeFlags } from '../src/start/node-flags.js';
 import { startChildServer, waitUntilReady, type ChildServer } from './support/child-server.js';
 import { dataDirectoriesForFile } from './support/server.js';
 import { freePort } from './grpc/free-port.js';
@@ -109,6 +110,16 @@ describe('the bundled server (npm start)', () => {
     await server.kill('SIGTERM');
     server = undefined;
   }, 60_000);
+
+  it('bundle — npm start, npm run serve and the Docker image run it under the V8 flags its code cache was made with', () => {
+    const manifest = JSON.parse(readFileSync(join(projectRoot, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+    const shipped = ['node', ...serverNodeFlags, 'dist/server/main.js'];
+    expect(manifest.scripts.start).toBe(shipped.join(' '));
+    expect(manifest.scripts.serve).toBe(shipped.join(' '));
+    const command = /^CMD (.+)$/m.exec(readFileSync(join(projectRoot, 'Dockerfile'), 'utf8'))?.[1];
+    expect(JSON.parse(command ?? 'null')).toEqual(shipped);
+    expect(serverNodeFlags).toContain('--max-semi-space-size=64');
+  });
 
   it('bundle — a start under other V8 flags compiles without the code cache and leaves it as the build wrote it', async () => {
     const cache = join(projectRoot, 'dist', 'server', 'server.cjs.cache');

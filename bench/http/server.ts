@@ -6,6 +6,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { serverNodeFlags } from '../../src/start/node-flags.js';
 import { freePort } from '../../test/grpc/free-port.js';
 
 export interface ServerProcess {
@@ -42,7 +43,9 @@ export async function startServer(root: string, options: StartOptions = {}): Pro
   const directory = options.directory ?? (await mkdtemp(join(tmpdir(), 'quiver-bench-http-')));
   const grpcPort = await freePort();
   const entry = options.entry ?? ['--import', 'tsx', join(root, 'src/main.ts')];
-  const child: ChildProcess = spawn(process.execPath, [...(options.nodeArguments ?? []), ...entry], {
+  // Under the V8 flags the shipped server runs with (src/start/node-flags.ts), so that the
+  // benchmark measures what `npm start` serves.
+  const child: ChildProcess = spawn(process.execPath, [...serverNodeFlags, ...(options.nodeArguments ?? []), ...entry], {
     cwd: root,
     env: {
       ...process.env,

@@ -6,15 +6,16 @@
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runWithCodeCache } from './code-cache.js';
+import { startedWithServerFlags } from './node-flags.js';
 
 const bundle = join(dirname(fileURLToPath(import.meta.url)), 'server.cjs');
 const run = runWithCodeCache(bundle, `${bundle}.cache`);
 // V8 rejects a cache made under other V8 flags (--max-old-space-size, say, here or in
-// NODE_OPTIONS). The one cache file is for a plain `node dist/server/main.js`: a start with flags
-// compiles as it would without a cache and leaves the file alone, or starts with and without
-// flags would take turns rewriting it.
-const plainNode = process.execArgv.length === 0 && (process.env.NODE_OPTIONS ?? '').trim() === '';
-if (run.status !== 'used' && plainNode) {
+// NODE_OPTIONS). The one cache file is for the shipped command, `node <serverNodeFlags>
+// dist/server/main.js` (node-flags.ts): a start with other flags compiles as it would without a
+// cache and leaves the file alone, or starts with different flags would take turns rewriting it.
+const shippedCommand = startedWithServerFlags(process.execArgv, process.env.NODE_OPTIONS);
+if (run.status !== 'used' && shippedCommand) {
   // At exit every function the start and the serving needed is compiled, so the cache holds them
   // all. Not after a failed start (exit code 1 or 2): its cache would hold too little.
   process.once('exit', (code) => {

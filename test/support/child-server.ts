@@ -4,6 +4,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
+import { serverNodeFlags } from '../../src/start/node-flags.js';
 
 const projectRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -29,9 +30,9 @@ export function startChildServer(
   serverArguments: string[] = [],
 ): Promise<ChildServer> {
   // `root`: another checkout's code (bench:memory --points-only measures main's against this one).
-  // `builtScript`: a built entry point run by plain node (the bundle `npm start` serves) instead of the sources.
+  // `builtScript`: a built entry point run by node under the shipped V8 flags (the bundle as `npm start` serves it) instead of the sources.
   // `serverArguments`: the server's own, after the script (e.g. `--config file`).
-  const commandArguments = [...(builtScript === undefined ? ['--import', 'tsx', join(root, 'src', 'main.ts')] : [builtScript]), ...serverArguments];
+  const commandArguments = [...(builtScript === undefined ? ['--import', 'tsx', join(root, 'src', 'main.ts')] : [...serverNodeFlags, builtScript]), ...serverArguments];
   const child = spawn(process.execPath, commandArguments, {
     cwd: root,
     env: {
