@@ -8,7 +8,8 @@
 // parsed body, its answer's text), and with V8's default 16 MiB semi-spaces the scavenger ran so
 // often at 64 connections that objects of requests still in flight were promoted, and the old
 // generation needed mark-compacts. With 64 MiB, bench:http's 100k × 128 load answered 8–13% more
-// requests per second, with a shorter p99 (docs/architecture.md §23, "The young generation").
+// requests per second, with a shorter p99; at 768-d it is level (docs/architecture.md §23, "The
+// young generation").
 // An idle server's young generation shrinks back.
 export const serverNodeFlags: readonly string[] = ['--max-semi-space-size=64'];
 
