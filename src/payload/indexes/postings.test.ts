@@ -8,6 +8,29 @@ const values = ['common', 'tenth', 'rare', 'single'];
 /** How often each value is held: common and tenth get bitsets, rare and single stay slot by slot. */
 const shares: Record<string, number> = { common: 0.5, tenth: 0.1, rare: 0.005, single: 0.0002 };
 
+/**
+ * One random write to `slot`, mirrored in `held`: the value it holds (if any) is removed, and
+ * unless the removal alone was drawn (with chance `removeOnly`), `nextValue()` is added.
+ */
+function randomWrite<Value extends string | number>(
+  postings: Postings<Value>,
+  held: Map<number, Value>,
+  slot: number,
+  random: () => number,
+  removeOnly: number,
+  nextValue: () => Value,
+): void {
+  const before = held.get(slot);
+  if (before !== undefined) {
+    postings.remove(before, slot);
+    held.delete(slot);
+    if (random() < removeOnly) return;
+  }
+  const value = nextValue();
+  postings.add(value, slot);
+  held.set(slot, value);
+}
+
 describe('posting lists — bitsets of large lists', () => {
   it('collect gives the same slots as the slot-by-slot twin through adds, removes and capacity growth', () => {
     const random = mulberry32(20261128);
@@ -21,17 +44,11 @@ describe('posting lists — bitsets of large lists', () => {
       const growing = round % 10 === 9;
       for (let step = 0; step < 300; step += 1) {
         const slot = growing && random() < 0.05 ? capacity + Math.floor(random() * 64) : Math.floor(random() * capacity);
-        const before = held.get(slot);
-        if (before !== undefined) {
-          postings.remove(before, slot);
-          held.delete(slot);
-          if (random() < 0.5) continue;
-        }
-        const pick = random();
-        let cumulative = 0;
-        const value = values.find((candidate) => (cumulative += shares[candidate]!) > pick) ?? 'none';
-        postings.add(value, slot);
-        held.set(slot, value);
+        randomWrite(postings, held, slot, random, 0.5, () => {
+          const pick = random();
+          let cumulative = 0;
+          return values.find((candidate) => (cumulative += shares[candidate]!) > pick) ?? 'none';
+        });
       }
       if (growing) capacity *= 2;
       for (const asked of [[values[0]!], [values[1]!], [values[2]!, values[3]!], values, ['none', 'missing']]) {
@@ -101,16 +118,9 @@ describe('posting lists — bitsets of large lists', () => {
     let readsFromFlat = 0;
     for (let round = 0; round < 30; round += 1) {
       for (let step = 0; step < 200; step += 1) {
-        const slot = Math.floor(random() * capacity);
-        const before = held.get(slot);
-        if (before !== undefined) {
-          postings.remove(before, slot);
-          held.delete(slot);
-          if (random() < 0.3) continue;
-        }
-        const value = random() < integerShare ? Math.floor(random() * 4) : Math.round(random() * 1e5) / 100;
-        postings.add(value, slot);
-        held.set(slot, value);
+        randomWrite(postings, held, Math.floor(random() * capacity), random, 0.3, () =>
+          random() < integerShare ? Math.floor(random() * 4) : Math.round(random() * 1e5) / 100,
+        );
       }
       // A write drops the flat copy.
       expect(postings.extraFootprint.flatBytes).toBe(0);

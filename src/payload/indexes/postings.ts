@@ -129,12 +129,20 @@ export class Postings<Value extends string | number> {
   collect(values: Iterable<Value>, into: SlotSet): SlotSet {
     for (const value of values) {
       const list = this.lists.get(value);
-      if (!list) continue;
-      const bitset = this.bitsetOf(value, list, into.capacity);
-      if (bitset) into.union(bitset);
-      else for (const slot of list) into.add(slot);
+      if (list) this.addList(value, list, into);
     }
     return into;
+  }
+
+  /** Adds one list's slots to `into`: its bitset at once if large, else slot by slot; returns the slots visited one by one. */
+  private addList(value: Value, list: ReadonlySet<number>, into: SlotSet): number {
+    const bitset = this.bitsetOf(value, list, into.capacity);
+    if (bitset) {
+      into.union(bitset);
+      return 0;
+    }
+    for (const slot of list) into.add(slot);
+    return list.size;
   }
 
   /**
@@ -148,14 +156,7 @@ export class Postings<Value extends string | number> {
     const flat = this.flat ?? this.flatIfEarned();
     if (flat && flat.longest * denseListShare < into.capacity) {
       // No list is large enough for a bitset: the range's slots lie in one run.
-      const { slots, starts } = flat;
-      const words = into.words;
-      const last = starts[end]!;
-      for (let at = starts[start]!; at < last; at += 1) {
-        const slot = slots[at]!;
-        if (slot >= into.capacity) into.add(slot); // throws, as `add` does for any slot out of range
-        words[slot >>> 5]! |= 1 << (slot & 31);
-      }
+      into.addAll(flat.slots, flat.starts[start], flat.starts[end]);
       return into;
     }
     for (let position = start; position < end; position += 1) {
@@ -164,18 +165,11 @@ export class Postings<Value extends string | number> {
         const from = flat.starts[position]!;
         const to = flat.starts[position + 1]!;
         if ((to - from) * denseListShare < into.capacity) {
-          for (let at = from; at < to; at += 1) into.add(flat.slots[at]!);
+          into.addAll(flat.slots, from, to);
           continue;
         }
       }
-      const list = lists[position]!;
-      const bitset = this.bitsetOf(values[position]!, list, into.capacity);
-      if (bitset) {
-        into.union(bitset);
-      } else {
-        for (const slot of list) into.add(slot);
-        this.rangeWork += list.size;
-      }
+      this.rangeWork += this.addList(values[position]!, lists[position]!, into);
     }
     return into;
   }
