@@ -159,6 +159,22 @@ describe('float16 and uint8 vectors', () => {
     expect({ ...record.vector, half: asFloat32(record.vector.half) }).toEqual({ plain: [0.5, 1, 2], bytes: [1, 2, 3], half: [nearestFloat16(Math.fround(0.1)), 3] });
   });
 
+  it('turbo4 — Qdrant v1.19\'s TurboQuant datatype is a 400 naming the field as not supported, on create and on PUT /vectors, and nothing is made', async () => {
+    const refusals = [
+      await server.request('PUT', '/collections/turbo', { vectors: { size: 8, distance: 'Cosine', datatype: 'turbo4' } }),
+      await server.request('PUT', '/collections/turbo', { vectors: { text: { size: 8, distance: 'Cosine', datatype: 'turbo4' } } }),
+    ];
+    expect(refusals.map((response) => response.status)).toEqual([400, 400]);
+    expect(refusals[0]!.body.status.error).toMatch(/^vectors\.datatype: datatype turbo4 \(TurboQuant, 4 bits per element\) is not supported/);
+    expect(refusals[1]!.body.status.error).toMatch(/^vectors\.text\.datatype: datatype turbo4 .* is not supported/);
+    expect((await server.request('GET', '/collections/turbo')).status).toBe(404);
+    await server.request('PUT', '/collections/turbo_named', { vectors: { plain: { size: 3, distance: 'Dot' } } });
+    const added = await server.request('PUT', '/collections/turbo_named/vectors/compact', { dense: { size: 8, distance: 'Cosine', datatype: 'turbo4' } });
+    expect(added.status).toBe(400);
+    expect(added.body.status.error).toMatch(/dense\.datatype: datatype turbo4 .* is not supported/);
+    expect(Object.keys((await server.request('GET', '/collections/turbo_named')).body.result.config.params.vectors)).toEqual(['plain']);
+  });
+
   it('MMR, search matrix and int8 quantization with rescoring work on uint8 and float16 vectors', async () => {
     const probe = uint8Vectors[11]!;
     const mmr = await server.request('POST', '/collections/bytes/points/query', { query: { nearest: probe, mmr: { diversity: 0.5, candidates_limit: 40 } }, limit: 6 });

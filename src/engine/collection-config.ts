@@ -73,6 +73,16 @@ export class ConfigProblem extends Error {
 }
 
 /**
+ * Refuses a dense datatype QuiverDB does not store: Qdrant v1.19's `turbo4` quantizes each
+ * element to 4 bits with TurboQuant, which the kernel has no arena for (docs/api.md §21).
+ */
+export function checkDenseDatatype(datatype: string | null | undefined, field: string): void {
+  if (datatype === 'turbo4') {
+    throw new ConfigProblem(field, 'datatype turbo4 (TurboQuant, 4 bits per element) is not supported; use float32, float16 or uint8, or quantization_config for compact codes');
+  }
+}
+
+/**
  * `quantization` is Qdrant's accepted alias of `quantization_config` (docs/api.md §4.1): the one
  * given, or a ConfigProblem when both are.
  */
@@ -123,6 +133,7 @@ export function buildCollectionConfig(request: CreateCollectionRequest, limits: 
     if (params.size > limits.max_vector_size) {
       throw new ConfigProblem(`${where}.size`, `vector size ${params.size} is above the limit of ${limits.max_vector_size}`);
     }
+    checkDenseDatatype(params.datatype, `${where}.datatype`);
     if (params.multivector_config != null && params.datatype != null && params.datatype !== 'float32') {
       throw new ConfigProblem(`${where}.datatype`, `a multivector stores float32 rows; datatype ${params.datatype} is not supported for multivectors`);
     }

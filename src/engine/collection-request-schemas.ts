@@ -39,6 +39,12 @@ export const MemoryTierSchema = Type.Union([Type.Literal('pinned'), Type.Literal
 export const DistanceSchema = Type.Union([Type.Literal('Cosine'), Type.Literal('Euclid'), Type.Literal('Dot'), Type.Literal('Manhattan')]);
 
 /**
+ * A dense vector's datatype. Qdrant v1.19's `turbo4` (TurboQuant, 4 bits per element) is accepted
+ * by the schema so that the refusal names it (collection-config.ts, docs/api.md §21).
+ */
+export const DenseDatatypeSchema = Type.Union(['float32', 'float16', 'uint8', 'turbo4'].map((value) => Type.Literal(value)));
+
+/**
  * One schema for create and PATCH (and a vector's own hnsw_config): the ranges are the kernel's
  * (docs/api.md §4.1), so a PATCH can never store a value the next start cannot build an index
  * with. full_scan_threshold (KB) stays below 2^53 / 1024, so its vector count is a safe integer.
@@ -113,7 +119,7 @@ export const VectorParamsSchema = Type.Object(
     on_disk: Nullable(Type.Boolean()),
     // Original vectors live in a memory map in Qdrant: they can be cached or cold, never pinned.
     memory: Nullable(Type.Union([Type.Literal('cached'), Type.Literal('cold')])),
-    datatype: Nullable(Type.Union(['float32', 'float16', 'uint8'].map((value) => Type.Literal(value)))),
+    datatype: Nullable(DenseDatatypeSchema),
     multivector_config: Nullable(Type.Object({ comparator: Type.Literal('max_sim') }, strict)),
   },
   strict,

@@ -13,8 +13,8 @@ type StoredQuantization = Readonly<Record<string, unknown>> | null | undefined;
 export function unsupportedQuantization(value: unknown): { field: string; message: string } | undefined {
   if (value === null || typeof value !== 'object') return undefined;
   const shape = value as Record<string, Record<string, unknown> | undefined>;
-  if (shape.product) return { field: 'product', message: 'product quantization is not supported; use scalar (int8) or binary (one_bit)' };
-  if (shape.turbo) return { field: 'turbo', message: 'turbo quantization (TurboQuant) is not supported; use scalar (int8) or binary (one_bit)' };
+  if (shape.product) return { field: 'product', message: 'product quantization is not supported; use scalar (int8) or binary' };
+  if (shape.turbo) return { field: 'turbo', message: 'turbo quantization (TurboQuant) is not supported; use scalar (int8) or binary' };
   const binary = shape.binary;
   if (binary) {
     const encoding = binary.encoding;

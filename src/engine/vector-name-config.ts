@@ -2,11 +2,11 @@
 // body (Qdrant's VectorNameConfig: `{"dense": {...}}` or `{"sparse": {...}}`) and the stored
 // configuration after the change. Throws ConfigProblem for what the schema cannot check.
 import { Type, type Static } from '@sinclair/typebox';
-import { ConfigProblem, unnamedVector, type CollectionConfig, type ConfigLimits } from './collection-config.js';
-import { DistanceSchema } from './collection-request-schemas.js';
+import { ConfigProblem, checkDenseDatatype, unnamedVector, type CollectionConfig, type ConfigLimits } from './collection-config.js';
+import { DenseDatatypeSchema, DistanceSchema } from './collection-request-schemas.js';
 
 const strict = { additionalProperties: false } as const;
-const Datatype = Type.Union([Type.Literal('float32'), Type.Literal('float16'), Type.Literal('uint8'), Type.Null()]);
+const SparseDatatype = Type.Union([Type.Literal('float32'), Type.Literal('float16'), Type.Literal('uint8'), Type.Null()]);
 
 export const VectorNameConfigSchema = Type.Union([
   Type.Object(
@@ -16,7 +16,7 @@ export const VectorNameConfigSchema = Type.Union([
           size: Type.Integer({ minimum: 1 }),
           distance: DistanceSchema,
           multivector_config: Type.Optional(Type.Union([Type.Object({ comparator: Type.Literal('max_sim') }, strict), Type.Null()])),
-          datatype: Type.Optional(Datatype),
+          datatype: Type.Optional(Type.Union([DenseDatatypeSchema, Type.Null()])),
         },
         strict,
       ),
@@ -26,7 +26,7 @@ export const VectorNameConfigSchema = Type.Union([
   Type.Object(
     {
       sparse: Type.Object(
-        { modifier: Type.Optional(Type.Union([Type.Literal('none'), Type.Literal('idf'), Type.Null()])), datatype: Type.Optional(Datatype) },
+        { modifier: Type.Optional(Type.Union([Type.Literal('none'), Type.Literal('idf'), Type.Null()])), datatype: Type.Optional(SparseDatatype) },
         strict,
       ),
     },
@@ -55,6 +55,7 @@ export function withVectorName(current: CollectionConfig, name: string, request:
   // A single unnamed vector is addressed without a name everywhere; a second, named one would change that shape.
   if (current.vectors_shape === 'single') throw new ConfigProblem('vector_name', 'the collection has one unnamed vector: named vectors can be added only to a collection created with named vectors');
   if (dense.size > limits.max_vector_size) throw new ConfigProblem('dense.size', `vector size ${dense.size} is above the limit of ${limits.max_vector_size}`);
+  checkDenseDatatype(dense.datatype, 'dense.datatype');
   if (dense.multivector_config != null && dense.datatype != null && dense.datatype !== 'float32') {
     throw new ConfigProblem('dense.datatype', `a multivector stores float32 rows; datatype ${dense.datatype} is not supported for multivectors`);
   }

@@ -43,4 +43,15 @@ describe('datatype through gRPC', () => {
     await points.upsert({ collectionName: 'bytes_grpc', wait: true, points: [{ id: { pointIdOptions: { case: 'num', value: 1n } }, vectors: dense([1, 255]) }] });
     expect((await server.request('GET', '/collections/bytes_grpc/points/1')).body.result.vector).toEqual([1, 255]);
   });
+
+  it('grpc datatype — Create with Turbo4 is INVALID_ARGUMENT naming vectors.datatype as not supported, and nothing is created', async () => {
+    const collections = server.grpc.api('collections');
+    await expect(
+      collections.create({
+        collectionName: 'turbo_grpc',
+        vectorsConfig: { config: { case: 'params', value: { size: 8n, distance: Distance.Cosine, datatype: Datatype.Turbo4 } } },
+      }),
+    ).rejects.toThrow(/vectors\.datatype: datatype turbo4 .* is not supported/);
+    expect((await server.request('GET', '/collections/turbo_grpc')).status).toBe(404);
+  });
 });
