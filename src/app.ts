@@ -11,6 +11,8 @@ import { registerDashboardRoutes } from './http/dashboard.js';
 import { clientErrorHandler, frameworkErrorHandler, registerErrorHandling } from './http/error-handler.js';
 import { registerJsonBody } from './http/json-body.js';
 import { registerReadinessGuard } from './http/readiness.js';
+import { registerRequestArrivals } from './http/request-arrivals.js';
+import { requestBegun } from './native/index.js';
 import { registerRoutes } from './http/routes.js';
 import { typeboxValidatorCompiler } from './http/validation.js';
 import { createLogger } from './logging.js';
@@ -106,6 +108,7 @@ export function buildApp(config: Config, options: BuildOptions = {}): FastifyIns
   });
 
   app.setValidatorCompiler(typeboxValidatorCompiler(logger));
+  registerRequestArrivals(app, requestBegun);
   registerJsonBody(app);
   registerErrorHandling(app, bodyLimitBytes);
   const isClosing = registerReadinessGuard(app, engine);

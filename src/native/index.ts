@@ -5,3 +5,4 @@
 export { native, type NativeBinding } from './addon.js';
 export { NativeError, type NativeErrorCode, nativeErrorCode } from './errors.js';
 export { createVectorIndex, loadVectorIndex } from './vector-index.js';
+export { requestBegun, requestsBegunSoFar } from './inline-search.js';

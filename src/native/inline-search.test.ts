@@ -3,7 +3,7 @@
 // kernel pool (the slow twin, forced with setInlineSearch(false)).
 import { afterEach, describe, expect, it } from 'vitest';
 import { nativeErrorCode } from './errors.js';
-import { INLINE_BUDGET_MS, INLINE_COST_LIMIT_MS, INLINE_PAUSE, InlineCost, InlineGate, setInlineSearch } from './inline-search.js';
+import { INLINE_BUDGET_MS, INLINE_COST_LIMIT_MS, INLINE_PAUSE, InlineCost, InlineGate, requestBegun, setInlineSearch } from './inline-search.js';
 import { createVectorIndex, type SearchResult, type VectorIndex } from './vector-index.js';
 import { rejection } from '../../test/support/rejection.js';
 import { xorshiftVectors } from '../../test/support/seeded-random.js';
@@ -145,7 +145,7 @@ describe('InlineGate', () => {
     // CI's machine paused the process between a search and the next): the event loop never
     // idles, and back-to-back 0.2 ms searches take all of the time.
     let now = 1_000;
-    const gate = new InlineGate({ now: () => now, idleTime: () => 0 });
+    const gate = new InlineGate({ now: () => now, idleTime: () => 0, afterTurn: () => {} });
     for (let search = 0; search < 100; search += 1) {
       expect(gate.admit(0)).toBe(true);
       now += 0.2;
@@ -182,6 +182,37 @@ describe('InlineGate', () => {
     }
     expect(performance.nodeTiming.idleTime).not.toBe(idleBefore);
     expect(gate.admit(0)).toBe(true);
+  });
+
+  it('inline gate — requests begun in one turn: the first searches inline, the next goes to the pool, and the next turn starts afresh', async () => {
+    // A clock and turns the test moves itself, so no rule depends on the machine's pace.
+    let now = 1_000;
+    let endTurn: (() => void) | undefined;
+    const gate = new InlineGate({ now: () => now, idleTime: () => 0, afterTurn: (callback) => (endTurn = callback) });
+    requestBegun();
+    expect(gate.admit(0)).toBe(true);
+    now += 0.05;
+    gate.spend(0.05);
+    await settled();
+    // The first request answered and a second one read, in the same turn.
+    now += 0.1;
+    requestBegun();
+    expect(gate.admit(0)).toBe(false);
+    endTurn!();
+    expect(gate.admit(0)).toBe(true);
+  });
+
+  it('inline gate — more searches for the same request, or for no request, still run inline in one turn', async () => {
+    let now = 1_000;
+    const gate = new InlineGate({ now: () => now, idleTime: () => 0, afterTurn: () => {} });
+    requestBegun();
+    for (let search = 0; search < 3; search += 1) {
+      expect(gate.admit(0)).toBe(true);
+      now += 0.05;
+      gate.spend(0.05);
+      await settled();
+      now += 0.05;
+    }
   });
 
   it('inline gate — nothing runs inline while a search is pending on the pool', () => {

@@ -14,8 +14,12 @@
 // time), so after one budget its searches go to the pool, and while any search is pending there
 // none runs inline (so under load both cores search until the pool drains). Nor does one asked
 // for before the last inline search has settled (a caller that started many at once: they get
-// both cores too; see InlineGate.spend). A search that turns out expensive (a large unlinked
-// tail scanned exactly, every time) sends its index to the pool for a while.
+// both cores too; see InlineGate.spend), nor one for a request that began in the same turn of the
+// event loop as a search that already ran inline: requests read in one turn come from several
+// clients at once, and while the first searches here the others go to the pool, where the other
+// core searches while this thread reads and answers (bench/README.md, "One inline search per
+// turn of requests"). A search that turns out expensive (a large unlinked tail scanned exactly,
+// every time) sends its index to the pool for a while.
 import { performance } from 'node:perf_hooks';
 
 /**
@@ -39,19 +43,34 @@ let inlineEnabled = true;
 
 const settledPromise = Promise.resolve();
 
+/** Requests the server has begun, REST and gRPC alike: src/http/request-arrivals.ts counts them. */
+let requestsBegun = 0;
+
+/** Called by the server as each request begins (an in-process caller begins none). */
+export function requestBegun(): void {
+  requestsBegun += 1;
+}
+
+/** How many requests have begun in this process (for tests and diagnostics). */
+export function requestsBegunSoFar(): number {
+  return requestsBegun;
+}
+
 /** Off: every search goes through the kernel pool (the slow twin, for tests and bench:async). */
 export function setInlineSearch(enabled: boolean): void {
   inlineEnabled = enabled;
 }
 
-/** What the gate reads: the time, and how long the event loop has sat idle in all. */
+/** What the gate reads: the time, how long the event loop has sat idle in all, and when its turn ends. */
 export interface GateClock {
   now(): number;
   idleTime(): number;
+  /** Calls `callback` once the event loop has finished its current turn. */
+  afterTurn(callback: () => void): void;
 }
 
 const nodeTiming = performance.nodeTiming;
-const processClock: GateClock = { now: () => performance.now(), idleTime: () => nodeTiming.idleTime };
+const processClock: GateClock = { now: () => performance.now(), idleTime: () => nodeTiming.idleTime, afterTurn: (callback) => setImmediate(callback) };
 
 /** Process-wide: the JS thread is one resource, whichever index asks. */
 export class InlineGate {
@@ -63,6 +82,9 @@ export class InlineGate {
   private budgetStartMs = 0;
   /** Inline searches whose microtask has not run yet (see spend). */
   private unsettled = 0;
+  /** Whether a search ran inline in this turn of the event loop, and `requestsBegun` after it. */
+  private searchedThisTurn = false;
+  private requestsAtSearch = 0;
 
   /**
    * May the next search run on the JS thread, with `pending` searches already on the pool?
@@ -71,6 +93,7 @@ export class InlineGate {
    */
   admit(pending: number): boolean {
     if (!inlineEnabled || pending > 0 || this.unsettled > 0) return false;
+    if (this.searchedThisTurn && requestsBegun !== this.requestsAtSearch) return false;
     const idleMs = this.clock.idleTime();
     if (idleMs !== this.lastIdleMs) {
       this.lastIdleMs = idleMs;
@@ -98,6 +121,11 @@ export class InlineGate {
    */
   spend(elapsedMs: number): void {
     this.spentMs += elapsedMs;
+    this.requestsAtSearch = requestsBegun;
+    if (!this.searchedThisTurn) {
+      this.searchedThisTurn = true;
+      this.clock.afterTurn(this.endTurn);
+    }
     this.unsettled += 1;
     // A reaction to a settled promise joins the same microtask queue as `queueMicrotask`'s
     // callback would, without the AsyncResource Node wraps around each of those (~0.1 µs of every
@@ -107,6 +135,10 @@ export class InlineGate {
 
   private readonly settle = (): void => {
     this.unsettled -= 1;
+  };
+
+  private readonly endTurn = (): void => {
+    this.searchedThisTurn = false;
   };
 }
 
