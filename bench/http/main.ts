@@ -1,7 +1,7 @@
 // bench:http — search over HTTP against the kernel alone, on the same data (issue 6).
 // Starts the server as a child process, loads 100k x 128 (Euclid) and 50k x 768 (Cosine) points
 // over HTTP, waits until each collection is green, then drives `points/search` (k = 10) with
-// autocannon at 1 and 64 connections, with and without a keyword filter. Prints requests/s,
+// autocannon at 1, 4 and 64 connections, with and without a keyword filter. Prints requests/s,
 // p50/p99, recall@10 and the server's CPU use, next to the kernel's own 1- and 2-in-flight QPS.
 // Then the same searches and queries through REST and through the gRPC door at 1 and 64
 // connections, printing gRPC/REST (bench/http/doors.ts).
@@ -76,7 +76,9 @@ async function benchmarkSet(server: Awaited<ReturnType<typeof startServer>>, dat
 
   const runs: LoadResult[] = [];
   for (const filtered of [false, true]) {
-    for (const connections of [1, 64]) {
+    // 4: a few clients at once, where the inline gate decides whether both cores search
+    // (src/native/inline-search.ts); 64: saturation.
+    for (const connections of [1, 4, 64]) {
       const run = await drive(server, data, connections, duration_s, filtered);
       runs.push(run);
       console.log(
@@ -92,18 +94,19 @@ async function benchmarkSet(server: Awaited<ReturnType<typeof startServer>>, dat
 }
 
 function printSummary(reports: SetReport[]): void {
-  console.log('\n| set | filter | HTTP req/s (1 conn) | HTTP req/s (64 conn) | p50 / p99 ms (64 conn) | server CPU (64 conn) | HTTP recall@10 | kernel QPS 1 / 2 in flight | kernel recall@10 | HTTP(64) / kernel(2) |');
-  console.log('|---|---|---|---|---|---|---|---|---|---|');
+  console.log('\n| set | filter | HTTP req/s (1 conn) | HTTP req/s (4 conn) | HTTP req/s (64 conn) | p50 / p99 ms (64 conn) | server CPU (64 conn) | HTTP recall@10 | kernel QPS 1 / 2 in flight | kernel recall@10 | HTTP(64) / kernel(2) |');
+  console.log('|---|---|---|---|---|---|---|---|---|---|---|');
   for (const report of reports) {
     for (const filtered of [false, true]) {
       const one = report.runs.find((run) => run.filtered === filtered && run.connections === 1)!;
+      const few = report.runs.find((run) => run.filtered === filtered && run.connections === 4)!;
       const many = report.runs.find((run) => run.filtered === filtered && run.connections === 64)!;
       const kernelOne = filtered ? report.kernel.filtered1 : report.kernel.plain1;
       const kernelTwo = filtered ? report.kernel.filtered2 : report.kernel.plain2;
       const httpRecall = filtered ? report.httpRecall.filtered : report.httpRecall.plain;
       const kernelRecall = filtered ? report.kernelRecall.filtered : report.kernelRecall.plain;
       console.log(
-        `| ${report.data.count / 1000}k x ${report.data.dimension} ${report.data.distance} | ${filtered ? 'keyword 10%' : 'none'} | ${fixed(one.requests_per_s, 0)} | ${fixed(many.requests_per_s, 0)} | ${many.p50_ms} / ${many.p99_ms} | ${fixed(many.server_cpu_cores, 2)} cores | ${fixed(httpRecall, 3)} | ${fixed(kernelOne, 0)} / ${fixed(kernelTwo, 0)} | ${fixed(kernelRecall, 3)} | ${fixed((100 * many.requests_per_s) / kernelTwo, 0)}% |`,
+        `| ${report.data.count / 1000}k x ${report.data.dimension} ${report.data.distance} | ${filtered ? 'keyword 10%' : 'none'} | ${fixed(one.requests_per_s, 0)} | ${fixed(few.requests_per_s, 0)} | ${fixed(many.requests_per_s, 0)} | ${many.p50_ms} / ${many.p99_ms} | ${fixed(many.server_cpu_cores, 2)} cores | ${fixed(httpRecall, 3)} | ${fixed(kernelOne, 0)} / ${fixed(kernelTwo, 0)} | ${fixed(kernelRecall, 3)} | ${fixed((100 * many.requests_per_s) / kernelTwo, 0)}% |`,
       );
     }
   }
