@@ -44,6 +44,9 @@ export const DistanceSchema = Type.Union([Type.Literal('Cosine'), Type.Literal('
  */
 export const DenseDatatypeSchema = Type.Union(['float32', 'float16', 'uint8', 'turbo4'].map((value) => Type.Literal(value)));
 
+/** A sparse vector's datatype: accepted, stored and echoed; weights stay float32 (docs/api.md §21). */
+export const SparseDatatypeSchema = Type.Union(['float32', 'float16', 'uint8'].map((value) => Type.Literal(value)));
+
 /**
  * One schema for create and PATCH (and a vector's own hnsw_config): the ranges are the kernel's
  * (docs/api.md §4.1), so a PATCH can never store a value the next start cannot build an index
@@ -157,7 +160,7 @@ export const SparseVectorParamsSchema = Type.Object(
         {
           full_scan_threshold: Nullable(NonNegativeInteger),
           on_disk: Nullable(Type.Boolean()),
-          datatype: Nullable(Type.Union(['float32', 'float16', 'uint8'].map((value) => Type.Literal(value)))),
+          datatype: Nullable(SparseDatatypeSchema),
         },
         strict,
       ),

@@ -3,10 +3,9 @@
 // configuration after the change. Throws ConfigProblem for what the schema cannot check.
 import { Type, type Static } from '@sinclair/typebox';
 import { ConfigProblem, checkDenseDatatype, unnamedVector, type CollectionConfig, type ConfigLimits } from './collection-config.js';
-import { DenseDatatypeSchema, DistanceSchema } from './collection-request-schemas.js';
+import { DenseDatatypeSchema, DistanceSchema, SparseDatatypeSchema } from './collection-request-schemas.js';
 
 const strict = { additionalProperties: false } as const;
-const SparseDatatype = Type.Union([Type.Literal('float32'), Type.Literal('float16'), Type.Literal('uint8'), Type.Null()]);
 
 export const VectorNameConfigSchema = Type.Union([
   Type.Object(
@@ -26,7 +25,7 @@ export const VectorNameConfigSchema = Type.Union([
   Type.Object(
     {
       sparse: Type.Object(
-        { modifier: Type.Optional(Type.Union([Type.Literal('none'), Type.Literal('idf'), Type.Null()])), datatype: Type.Optional(SparseDatatype) },
+        { modifier: Type.Optional(Type.Union([Type.Literal('none'), Type.Literal('idf'), Type.Null()])), datatype: Type.Optional(Type.Union([SparseDatatypeSchema, Type.Null()])) },
         strict,
       ),
     },

@@ -82,9 +82,8 @@ export class InlineGate {
   private budgetStartMs = 0;
   /** Inline searches whose microtask has not run yet (see spend). */
   private unsettled = 0;
-  /** Whether a search ran inline in this turn of the event loop, and `requestsBegun` after it. */
-  private searchedThisTurn = false;
-  private requestsAtSearch = 0;
+  /** `requestsBegun` at the last inline search of this turn of the event loop; undefined if none ran. */
+  private requestsAtSearch: number | undefined;
 
   /**
    * May the next search run on the JS thread, with `pending` searches already on the pool?
@@ -93,7 +92,7 @@ export class InlineGate {
    */
   admit(pending: number): boolean {
     if (!inlineEnabled || pending > 0 || this.unsettled > 0) return false;
-    if (this.searchedThisTurn && requestsBegun !== this.requestsAtSearch) return false;
+    if (this.requestsAtSearch !== undefined && requestsBegun !== this.requestsAtSearch) return false;
     const idleMs = this.clock.idleTime();
     if (idleMs !== this.lastIdleMs) {
       this.lastIdleMs = idleMs;
@@ -121,11 +120,8 @@ export class InlineGate {
    */
   spend(elapsedMs: number): void {
     this.spentMs += elapsedMs;
+    if (this.requestsAtSearch === undefined) this.clock.afterTurn(this.endTurn);
     this.requestsAtSearch = requestsBegun;
-    if (!this.searchedThisTurn) {
-      this.searchedThisTurn = true;
-      this.clock.afterTurn(this.endTurn);
-    }
     this.unsettled += 1;
     // A reaction to a settled promise joins the same microtask queue as `queueMicrotask`'s
     // callback would, without the AsyncResource Node wraps around each of those (~0.1 µs of every
@@ -138,7 +134,7 @@ export class InlineGate {
   };
 
   private readonly endTurn = (): void => {
-    this.searchedThisTurn = false;
+    this.requestsAtSearch = undefined;
   };
 }
 
