@@ -3,7 +3,7 @@
 //! simple so they can be checked by reading, and tested against the scalar twins by
 //! `cargo test` on any arm64 host.
 
-use super::kernels::{plane_count, scalar_dot_u8, scalar_hamming, scalar_l1_u8, scalar_plane_dot, CodeKernels};
+use super::kernels::{plane_count, scalar_dot_u8, scalar_l1_u8, CodeKernels};
 use std::arch::aarch64::*;
 
 pub const NEON: CodeKernels =
@@ -64,7 +64,8 @@ fn hamming_neon(left: &[u8], right: &[u8]) -> u32 {
         }
         vaddvq_u32(sum)
     };
-    total + scalar_hamming(&left[offset..], &right[offset..])
+    // The last bytes one CNT at a time, not through the twin, which goes bit by bit.
+    total + left[offset..].iter().zip(&right[offset..]).map(|(x, y)| (x ^ y).count_ones()).sum::<u32>()
 }
 
 // Per plane: CNT of (plane AND code), widened and summed like hamming_neon, weighted by 2^plane.
@@ -86,7 +87,8 @@ fn plane_dot_neon(planes: &[u8], code: &[u8]) -> u32 {
             }
             vaddvq_u32(sum)
         };
-        total += (bits + scalar_plane_dot(&query[offset..], &code[offset..])) << plane;
+        let tail: u32 = query[offset..].iter().zip(&code[offset..]).map(|(x, y)| (x & y).count_ones()).sum();
+        total += (bits + tail) << plane;
     }
     total
 }

@@ -1,8 +1,9 @@
 //! x86-64 code kernels behind `#[target_feature]`, handed out only after run-time detection.
-//! Each wrapper checks the lengths, so the unchecked pointer reads stay in bounds; tails that
-//! do not fill a register go through the scalar twin.
+//! Each wrapper checks the lengths, so the unchecked pointer reads stay in bounds. Tails that do
+//! not fill a register: AVX-512 loads them masked; AVX2 sends the byte sums (u8 dot, L1) through
+//! the scalar twin and counts the bits of the last bytes itself, a byte at a time.
 
-use super::kernels::{plane_count, scalar_dot_u8, scalar_hamming, scalar_l1_u8, scalar_plane_dot, CodeKernels};
+use super::kernels::{plane_count, scalar_dot_u8, scalar_l1_u8, CodeKernels};
 use std::arch::x86_64::*;
 
 /// AVX2 for the u8 kernels (widen to i16, multiply-add pairs; SAD for L1) and the POPCNT
@@ -61,7 +62,7 @@ fn plane_dot_popcnt(planes: &[u8], code: &[u8]) -> u32 {
 
 fn plane_dot_avx512(planes: &[u8], code: &[u8]) -> u32 {
     let count = plane_count(planes, code);
-    // SAFETY: handed out only after AVX-512F and VPOPCNTDQ were detected; lengths checked.
+    // SAFETY: handed out only after AVX-512F/BW and VPOPCNTDQ were detected; lengths checked.
     unsafe { plane_dot_avx512_unchecked(planes, code, count) }
 }
 
@@ -79,8 +80,18 @@ fn l1_u8_avx512(left: &[u8], right: &[u8]) -> u32 {
 
 fn hamming_avx512(left: &[u8], right: &[u8]) -> u32 {
     assert_eq!(left.len(), right.len(), "hamming: length mismatch");
-    // SAFETY: handed out only after AVX-512F and VPOPCNTDQ were detected.
+    // SAFETY: handed out only after AVX-512F/BW and VPOPCNTDQ were detected.
     unsafe { hamming_avx512_unchecked(left, right) }
+}
+
+/// The first `count` (< 64) bytes of a 64-byte register: the AVX-512 kernels load a code's tail
+/// with it, so the bytes past the end read as zeros (a masked load does not touch them). The
+/// scalar twins, which the tails once went through, are bit by bit on purpose: a 768-d one-bit
+/// code's last 32 bytes cost more than its first 64 (bench/README.md, "Code tails").
+#[inline(always)]
+fn tail_mask(count: usize) -> __mmask64 {
+    debug_assert!(count < 64);
+    (1u64 << count) - 1
 }
 
 #[target_feature(enable = "avx2")]
@@ -144,7 +155,9 @@ unsafe fn hamming_popcnt_unchecked(left: &[u8], right: &[u8]) -> u32 {
         let y = u64::from_le_bytes(y.try_into().unwrap_or([0; 8]));
         count += _popcnt64((x ^ y) as i64) as u32;
     }
-    count + scalar_hamming(words_left.remainder(), words_right.remainder())
+    // The last bytes one at a time (POPCNT too, inside this function), not through the twin,
+    // which goes bit by bit.
+    count + words_left.remainder().iter().zip(words_right.remainder()).map(|(x, y)| (x ^ y).count_ones()).sum::<u32>()
 }
 
 // Per plane: POPCNT of (plane AND code), one 64-bit word at a time, weighted by 2^plane.
@@ -162,19 +175,20 @@ unsafe fn plane_dot_popcnt_unchecked(planes: &[u8], code: &[u8], count: usize) -
             let y = u64::from_le_bytes(y.try_into().unwrap_or([0; 8]));
             bits += _popcnt64((x & y) as i64) as u32;
         }
+        bits += words_query.remainder().iter().zip(words_code.remainder()).map(|(x, y)| (x & y).count_ones()).sum::<u32>();
         total += bits << plane;
-        total += scalar_plane_dot(words_query.remainder(), words_code.remainder()) << plane;
     }
     total
 }
 
-#[target_feature(enable = "avx512f,avx512vpopcntdq")]
+// Each plane's popcounts stay in their lanes, shifted by the plane's weight, and the lanes are
+// summed once at the end: a horizontal sum per plane cost more than the plane's popcounts.
+#[target_feature(enable = "avx512f,avx512bw,avx512vpopcntdq")]
 unsafe fn plane_dot_avx512_unchecked(planes: &[u8], code: &[u8], count: usize) -> u32 {
     let length = code.len();
-    let mut total = 0u64;
+    let mut total = _mm512_setzero_si512();
     for plane in 0..count {
-        let query = &planes[plane * length..(plane + 1) * length];
-        let (a, b) = (query.as_ptr(), code.as_ptr());
+        let (a, b) = (planes.as_ptr().add(plane * length), code.as_ptr());
         let mut sum = _mm512_setzero_si512();
         let mut offset = 0;
         while offset + 64 <= length {
@@ -183,10 +197,15 @@ unsafe fn plane_dot_avx512_unchecked(planes: &[u8], code: &[u8], count: usize) -
             sum = _mm512_add_epi64(sum, _mm512_popcnt_epi64(_mm512_and_si512(x, y)));
             offset += 64;
         }
-        let bits = _mm512_reduce_add_epi64(sum) as u64 + scalar_plane_dot(&query[offset..], &code[offset..]) as u64;
-        total += bits << plane;
+        if offset < length {
+            let mask = tail_mask(length - offset);
+            let x = _mm512_maskz_loadu_epi8(mask, a.add(offset) as *const i8);
+            let y = _mm512_maskz_loadu_epi8(mask, b.add(offset) as *const i8);
+            sum = _mm512_add_epi64(sum, _mm512_popcnt_epi64(_mm512_and_si512(x, y)));
+        }
+        total = _mm512_add_epi64(total, _mm512_sll_epi64(sum, _mm_cvtsi32_si128(plane as i32)));
     }
-    total as u32
+    _mm512_reduce_add_epi64(total) as u32
 }
 
 // VPDPBUSD multiplies unsigned bytes by signed ones. The right operand is shifted to signed
@@ -208,9 +227,18 @@ unsafe fn dot_u8_vnni_unchecked(left: &[u8], right: &[u8]) -> u32 {
         left_sums = _mm512_add_epi64(left_sums, _mm512_sad_epu8(x, zero));
         offset += 64;
     }
+    if offset < length {
+        // Bytes past the end load as zeros on the left, so their products are 0 whatever the
+        // right's flipped zeros are, and they add nothing to Σ a.
+        let mask = tail_mask(length - offset);
+        let x = _mm512_maskz_loadu_epi8(mask, a.add(offset) as *const i8);
+        let y = _mm512_xor_si512(_mm512_maskz_loadu_epi8(mask, b.add(offset) as *const i8), flip);
+        products = _mm512_dpbusd_epi32(products, x, y);
+        left_sums = _mm512_add_epi64(left_sums, _mm512_sad_epu8(x, zero));
+    }
     let shifted = _mm512_reduce_add_epi32(products) as i64;
     let left_sum = _mm512_reduce_add_epi64(left_sums);
-    (shifted + 128 * left_sum + scalar_dot_u8(&left[offset..], &right[offset..]) as i64) as u32
+    (shifted + 128 * left_sum) as u32
 }
 
 #[target_feature(enable = "avx512f,avx512bw")]
@@ -225,10 +253,16 @@ unsafe fn l1_u8_avx512_unchecked(left: &[u8], right: &[u8]) -> u32 {
         sum = _mm512_add_epi64(sum, _mm512_sad_epu8(x, y));
         offset += 64;
     }
-    (_mm512_reduce_add_epi64(sum) as u64 + scalar_l1_u8(&left[offset..], &right[offset..]) as u64) as u32
+    if offset < length {
+        let mask = tail_mask(length - offset);
+        let x = _mm512_maskz_loadu_epi8(mask, a.add(offset) as *const i8);
+        let y = _mm512_maskz_loadu_epi8(mask, b.add(offset) as *const i8);
+        sum = _mm512_add_epi64(sum, _mm512_sad_epu8(x, y));
+    }
+    _mm512_reduce_add_epi64(sum) as u32
 }
 
-#[target_feature(enable = "avx512f,avx512vpopcntdq")]
+#[target_feature(enable = "avx512f,avx512bw,avx512vpopcntdq")]
 unsafe fn hamming_avx512_unchecked(left: &[u8], right: &[u8]) -> u32 {
     let length = left.len();
     let (a, b) = (left.as_ptr(), right.as_ptr());
@@ -240,5 +274,11 @@ unsafe fn hamming_avx512_unchecked(left: &[u8], right: &[u8]) -> u32 {
         sum = _mm512_add_epi64(sum, _mm512_popcnt_epi64(_mm512_xor_si512(x, y)));
         offset += 64;
     }
-    (_mm512_reduce_add_epi64(sum) as u64 + scalar_hamming(&left[offset..], &right[offset..]) as u64) as u32
+    if offset < length {
+        let mask = tail_mask(length - offset);
+        let x = _mm512_maskz_loadu_epi8(mask, a.add(offset) as *const i8);
+        let y = _mm512_maskz_loadu_epi8(mask, b.add(offset) as *const i8);
+        sum = _mm512_add_epi64(sum, _mm512_popcnt_epi64(_mm512_xor_si512(x, y)));
+    }
+    _mm512_reduce_add_epi64(sum) as u32
 }
