@@ -15,7 +15,9 @@ import { ExternalContender, type PeerLaunchers } from './external.js';
 
 // Fine steps at small ef: float32 already passes recall 0.95 near ef = k here, and a coarse grid
 // would credit it (or the codes) with more recall than the comparison at equal recall needs.
-const sweep = [10, 12, 16, 20, 24, 32, 48, 64, 96, 128, 192, 256];
+// The same steps as bench:ann's float sweep (main.ts): two_bits codes cross 0.95 between ef 32
+// and 48, where a step of 16 decided their cell (bench/README.md, "Lloyd–Max levels").
+const sweep = [10, 12, 16, 20, 24, 28, 32, 40, 48, 64, 96, 128, 192, 256];
 const passes = 2;
 
 interface Point {
