@@ -86,8 +86,9 @@ fn hamming_avx512(left: &[u8], right: &[u8]) -> u32 {
 
 /// The first `count` (< 64) bytes of a 64-byte register: the AVX-512 kernels load a code's tail
 /// with it, so the bytes past the end read as zeros (a masked load does not touch them). The
-/// scalar twins, which the tails once went through, are bit by bit on purpose: a 768-d one-bit
-/// code's last 32 bytes cost more than its first 64 (bench/README.md, "Code tails").
+/// scalar twins, which the tails once went through, are bit by bit on purpose: through them the
+/// last 32 bytes of 768-d one-bit codes made a `scalar8bits` search five times slower
+/// (bench/README.md, "Code tails").
 #[inline(always)]
 fn tail_mask(count: usize) -> __mmask64 {
     debug_assert!(count < 64);
