@@ -141,11 +141,7 @@ impl<'a> Row<'a> {
     pub fn decode_into(&self, output: &mut [f32]) {
         match self {
             Row::F32(values) => output.copy_from_slice(values),
-            Row::F16(values) => {
-                for (target, half) in output.iter_mut().zip(values.iter()) {
-                    *target = f32_from_f16(*half);
-                }
-            }
+            Row::F16(values) => decode_f16(values, output),
             Row::U8(values) => {
                 for (target, byte) in output.iter_mut().zip(values.iter()) {
                     *target = *byte as f32;
@@ -158,6 +154,28 @@ impl<'a> Row<'a> {
         let mut output = vec![0f32; self.len()];
         self.decode_into(&mut output);
         output
+    }
+}
+
+/// float16 → float32 for a run of values (as many as both slices hold): F16C eight at a time
+/// where the CPU has it, else `decode_f16_scalar`, its twin. Graph construction decodes every
+/// candidate row it compares (store.rs `comparable`), and value by value that was over a
+/// quarter of a float16 build (bench/README.md, "float16 rows decoded by F16C").
+pub fn decode_f16(values: &[u16], output: &mut [f32]) {
+    let length = values.len().min(output.len());
+    let (values, output) = (&values[..length], &mut output[..length]);
+    #[cfg(target_arch = "x86_64")]
+    if super::x86_compact::f16c_available() {
+        super::x86_compact::decode_f16(values, output);
+        return;
+    }
+    decode_f16_scalar(values, output);
+}
+
+/// The slow twin of `decode_f16`: one value at a time.
+pub fn decode_f16_scalar(values: &[u16], output: &mut [f32]) {
+    for (target, half) in output.iter_mut().zip(values) {
+        *target = f32_from_f16(*half);
     }
 }
 
@@ -213,6 +231,24 @@ pub fn f32_from_f16(half: u16) -> f32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn decoding_a_float16_row_matches_its_twin_for_every_value_and_awkward_lengths() {
+        let every: Vec<u16> = (0..=u16::MAX).collect();
+        for length in [0usize, 1, 7, 8, 9, 15, 16, 17, 768, every.len()] {
+            let (mut fast, mut slow) = (vec![0f32; length], vec![0f32; length]);
+            decode_f16(&every[..length], &mut fast);
+            decode_f16_scalar(&every[..length], &mut slow);
+            for (position, (a, b)) in fast.iter().zip(&slow).enumerate() {
+                // NaNs only need to stay NaNs (stored rows never hold one; F16C quiets them).
+                assert!(
+                    a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan()),
+                    "length {length}, value {:#06x}: {a} against {b}",
+                    every[position]
+                );
+            }
+        }
+    }
 
     #[test]
     fn float16_round_trips_every_half_value() {

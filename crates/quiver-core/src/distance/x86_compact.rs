@@ -20,6 +20,34 @@ pub const AVX2: CompactKernels = CompactKernels {
     cosine_u8: cosine_u8_avx2,
 };
 
+/// Whether `decode_f16` may run: F16C (and the AVX registers it writes).
+pub fn f16c_available() -> bool {
+    is_x86_feature_detected!("avx") && is_x86_feature_detected!("f16c")
+}
+
+/// float16 → float32, eight values per VCVTPH2PS; the tail one at a time by the twin's formula.
+/// Both slices must be the same length (row.rs `decode_f16` trims them).
+pub fn decode_f16(values: &[u16], output: &mut [f32]) {
+    assert_eq!(values.len(), output.len(), "decode_f16: length mismatch");
+    // SAFETY: called only after `f16c_available`; lengths checked above.
+    unsafe { decode_f16_unchecked(values, output) }
+}
+
+#[target_feature(enable = "avx,f16c")]
+unsafe fn decode_f16_unchecked(values: &[u16], output: &mut [f32]) {
+    let length = values.len();
+    let (source, target) = (values.as_ptr(), output.as_mut_ptr());
+    let mut offset = 0;
+    while offset + 8 <= length {
+        _mm256_storeu_ps(target.add(offset), _mm256_cvtph_ps(_mm_loadu_si128(source.add(offset) as *const __m128i)));
+        offset += 8;
+    }
+    while offset < length {
+        *target.add(offset) = f32_from_f16(*source.add(offset));
+        offset += 1;
+    }
+}
+
 /// Eight float16 values widened to float32.
 #[inline(always)]
 unsafe fn load_f16(pointer: *const u16) -> __m256 {
