@@ -162,7 +162,7 @@ pub fn dot_kernel() -> Kernel {
 pub struct Space {
     pub metric: Metric,
     kernel: Kernel,
-    /// `kernel` over four float32 rows at once, where the instruction set has one (AVX2) and the
+    /// `kernel` over four float32 rows at once, where the instruction set has one (AVX2, AVX-512) and the
     /// metric uses it (not Manhattan); otherwise `distance4` scores one row at a time.
     kernel4: Option<Kernel4>,
     l2_kernel4: Option<Kernel4>,
@@ -179,6 +179,8 @@ fn batch_kernels(set: InstructionSet) -> (Option<Kernel4>, Option<Kernel4>) {
     match set {
         #[cfg(target_arch = "x86_64")]
         InstructionSet::Avx2Fma if x86::avx2_available() => (Some(x86::dot4_avx2 as Kernel4), Some(x86::l2_squared4_avx2 as Kernel4)),
+        #[cfg(target_arch = "x86_64")]
+        InstructionSet::Avx512 if x86::avx512_available() => (Some(x86::dot4_avx512 as Kernel4), Some(x86::l2_squared4_avx512 as Kernel4)),
         _ => (None, None),
     }
 }

@@ -261,6 +261,69 @@ unsafe fn l2_squared_avx512_unchecked(left: &[f32], right: &[f32]) -> f32 {
     _mm512_reduce_add_ps(_mm512_add_ps(sum0, sum1))
 }
 
+/// Dot products of one query with four rows, each bit for bit what `dot_avx512` gives: the
+/// AVX-512 counterpart of `dot4_avx2` (one query load for four rows, four rows' loads in flight).
+pub fn dot4_avx512(query: &[f32], rows: [&[f32]; 4]) -> [f32; 4] {
+    for row in rows {
+        assert_eq!(query.len(), row.len(), "dot4: length mismatch");
+    }
+    // SAFETY: handed out only after AVX-512F was detected; lengths checked above.
+    unsafe { batch4_avx512_unchecked::<false>(query, rows) }
+}
+
+/// Squared L2 distances of one query to four rows, each bit for bit `l2_squared_avx512`'s.
+pub fn l2_squared4_avx512(query: &[f32], rows: [&[f32]; 4]) -> [f32; 4] {
+    for row in rows {
+        assert_eq!(query.len(), row.len(), "l2_squared4: length mismatch");
+    }
+    // SAFETY: as in dot4_avx512.
+    unsafe { batch4_avx512_unchecked::<true>(query, rows) }
+}
+
+// The operations of dot_avx512_unchecked (or l2_squared_avx512_unchecked when DIFFERENCE) per
+// row, in the same order, interleaved over four rows.
+#[target_feature(enable = "avx512f")]
+unsafe fn batch4_avx512_unchecked<const DIFFERENCE: bool>(query: &[f32], rows: [&[f32]; 4]) -> [f32; 4] {
+    let length = query.len();
+    let a = query.as_ptr();
+    let pointers = rows.map(|row| row.as_ptr());
+    let mut low = [_mm512_setzero_ps(); 4];
+    let mut high = [_mm512_setzero_ps(); 4];
+    // A macro, not a closure, so the intrinsics stay inside this function's target features.
+    macro_rules! term {
+        ($q:expr, $row:expr, $sum:expr) => {
+            if DIFFERENCE {
+                let difference = _mm512_sub_ps($q, $row);
+                _mm512_fmadd_ps(difference, difference, $sum)
+            } else {
+                _mm512_fmadd_ps($q, $row, $sum)
+            }
+        };
+    }
+    let mut offset = 0;
+    while offset + 32 <= length {
+        let (q0, q1) = (_mm512_loadu_ps(a.add(offset)), _mm512_loadu_ps(a.add(offset + 16)));
+        for which in 0..4 {
+            low[which] = term!(q0, _mm512_loadu_ps(pointers[which].add(offset)), low[which]);
+            high[which] = term!(q1, _mm512_loadu_ps(pointers[which].add(offset + 16)), high[which]);
+        }
+        offset += 32;
+    }
+    while offset < length {
+        let mask = tail_mask(length - offset);
+        let q = _mm512_maskz_loadu_ps(mask, a.add(offset));
+        for which in 0..4 {
+            low[which] = term!(q, _mm512_maskz_loadu_ps(mask, pointers[which].add(offset)), low[which]);
+        }
+        offset += 16;
+    }
+    let mut totals = [0.0f32; 4];
+    for which in 0..4 {
+        totals[which] = _mm512_reduce_add_ps(_mm512_add_ps(low[which], high[which]));
+    }
+    totals
+}
+
 #[target_feature(enable = "avx512f")]
 unsafe fn l1_avx512_unchecked(left: &[f32], right: &[f32]) -> f32 {
     let length = left.len();
