@@ -162,8 +162,9 @@ pub fn dot_kernel() -> Kernel {
 pub struct Space {
     pub metric: Metric,
     kernel: Kernel,
-    /// `kernel` over four float32 rows at once, where the instruction set has one (AVX2, AVX-512) and the
-    /// metric uses it (not Manhattan); otherwise `distance4` scores one row at a time.
+    /// `kernel` over four float32 rows at once, where the instruction set has one (AVX2,
+    /// AVX-512) and the metric uses it (not Manhattan); otherwise `distance4` scores one row at
+    /// a time.
     kernel4: Option<Kernel4>,
     l2_kernel4: Option<Kernel4>,
     negate: bool,
