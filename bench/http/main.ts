@@ -1,8 +1,7 @@
 // bench:http — search over HTTP against the kernel alone, on the same data (issue 6).
 // Starts the server as a child process, loads 100k x 128 (Euclid) and 50k x 768 (Cosine) points
 // over HTTP, waits until each collection is green, then drives `points/search` (k = 10) with
-// wrk (autocannon where wrk is not installed: bench/http/load.ts) at 1, 4 and 64 connections,
-// with and without a keyword filter. Prints requests/s,
+// autocannon at 1, 4 and 64 connections, with and without a keyword filter. Prints requests/s,
 // p50/p99, recall@10 and the server's CPU use, next to the kernel's own 1- and 2-in-flight QPS.
 // Then the same searches and queries through REST and through the gRPC door at 1 and 64
 // connections, printing gRPC/REST (bench/http/doors.ts).
@@ -83,7 +82,7 @@ async function benchmarkSet(server: Awaited<ReturnType<typeof startServer>>, dat
       const run = await drive(server, data, connections, duration_s, filtered);
       runs.push(run);
       console.log(
-        `http ${filtered ? 'filtered' : 'plain   '} ${String(connections).padStart(2)} conn: ${fixed(run.requests_per_s, 0)} req/s, p50 ${run.p50_ms} ms, p99 ${run.p99_ms} ms, server CPU ${fixed(run.server_cpu_cores, 2)} cores, load generator (${run.generator}) ${fixed(run.client_cpu_cores, 2)} cores${run.errors + run.non2xx > 0 ? `, ${run.errors} errors, ${run.non2xx} non-2xx` : ''}`,
+        `http ${filtered ? 'filtered' : 'plain   '} ${String(connections).padStart(2)} conn: ${fixed(run.requests_per_s, 0)} req/s, p50 ${run.p50_ms} ms, p99 ${run.p99_ms} ms, server CPU ${fixed(run.server_cpu_cores, 2)} cores, load generator ${fixed(run.client_cpu_cores, 2)} cores${run.errors + run.non2xx > 0 ? `, ${run.errors} errors, ${run.non2xx} non-2xx` : ''}`,
       );
     }
   }
@@ -113,12 +112,6 @@ function printSummary(reports: SetReport[]): void {
   }
 }
 
-function printGenerator(reports: SetReport[]): void {
-  const runs = reports.flatMap((report) => report.runs);
-  const busiest = Math.max(...runs.map((run) => run.client_cpu_cores));
-  console.log(`load generator: ${[...new Set(runs.map((run) => run.generator))].join(', ')}, at most ${fixed(busiest, 2)} cores of the two`);
-}
-
 function printDoors(reports: SetReport[]): void {
   console.log('\n| set | call | filter | conn | REST req/s | gRPC calls/s | p50 ms REST / gRPC | gRPC / REST |');
   console.log('|---|---|---|---|---|---|---|---|');
@@ -141,7 +134,6 @@ async function main(): Promise<void> {
     const reports: SetReport[] = [];
     for (const options of sets) reports.push(await benchmarkSet(server, makeDataSet(options)));
     printSummary(reports);
-    printGenerator(reports);
     printDoors(reports);
     for (const report of reports) {
       // Every gRPC call must succeed: an error there is a broken door, not a slow one.
