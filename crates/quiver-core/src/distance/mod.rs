@@ -131,6 +131,8 @@ impl InstructionSet {
     pub fn compact_kernels(self) -> CompactKernels {
         match self {
             #[cfg(target_arch = "x86_64")]
+            InstructionSet::Avx512 if x86_compact::avx512_available() => x86_compact::AVX512,
+            #[cfg(target_arch = "x86_64")]
             InstructionSet::Avx2Fma | InstructionSet::Avx512 if x86_compact::available() => x86_compact::AVX2,
             #[cfg(target_arch = "aarch64")]
             InstructionSet::Neon => neon_compact::NEON,

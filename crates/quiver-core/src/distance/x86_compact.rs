@@ -1,6 +1,7 @@
 //! x86-64 float16 (F16C: `_mm256_cvtph_ps`) and uint8 (zero-extended to 32-bit lanes, then
-//! converted) kernels against a float32 query, 8 lanes per step with two accumulators; the
-//! tail runs the scalar twins' element formula. Handed out only after run-time detection.
+//! converted) kernels against a float32 query, 8 lanes per step with two accumulators (AVX2),
+//! or 16 (AVX-512F); the tail runs the scalar twins' element formula. Handed out only after
+//! run-time detection.
 
 use super::compact::{finish_cosine, CompactKernels};
 use super::row::f32_from_f16;
@@ -18,6 +19,20 @@ pub const AVX2: CompactKernels = CompactKernels {
     l2_squared_u8: l2_squared_u8_avx2,
     l1_u8: l1_u8_avx2,
     cosine_u8: cosine_u8_avx2,
+};
+
+pub fn avx512_available() -> bool {
+    is_x86_feature_detected!("avx512f")
+}
+
+pub const AVX512: CompactKernels = CompactKernels {
+    dot_f16: dot_f16_avx512,
+    l2_squared_f16: l2_squared_f16_avx512,
+    l1_f16: l1_f16_avx512,
+    dot_u8: dot_u8_avx512,
+    l2_squared_u8: l2_squared_u8_avx512,
+    l1_u8: l1_u8_avx512,
+    cosine_u8: cosine_u8_avx512,
 };
 
 /// Whether `decode_f16` may run: F16C (and the AVX registers it writes).
@@ -152,6 +167,106 @@ unsafe fn cosine_u8_unchecked(query: &[f32], row: &[u8]) -> f32 {
         offset += 8;
     }
     let (mut dot_total, mut norm_total) = (horizontal_sum(dot), horizontal_sum(norm));
+    while offset < length {
+        let value = *b.add(offset) as f32;
+        dot_total += *a.add(offset) * value;
+        norm_total += value * value;
+        offset += 1;
+    }
+    finish_cosine(dot_total, norm_total)
+}
+
+/// Sixteen float16 values widened to float32.
+#[inline(always)]
+unsafe fn load16_f16(pointer: *const u16) -> __m512 {
+    _mm512_cvtph_ps(_mm256_loadu_si256(pointer as *const __m256i))
+}
+
+/// Sixteen bytes zero-extended to 32-bit integers, then converted to float32 (exact).
+#[inline(always)]
+unsafe fn load16_u8(pointer: *const u8) -> __m512 {
+    _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(_mm_loadu_si128(pointer as *const __m128i)))
+}
+
+/// The AVX-512 form of `kernel!`: 16 lanes a step, two accumulators, the same tail.
+macro_rules! kernel512 {
+    ($safe:ident, $unchecked:ident, $element:ty, $load:ident, $decode:expr, $step:expr, $tail:expr) => {
+        fn $safe(query: &[f32], row: &[$element]) -> f32 {
+            assert_eq!(query.len(), row.len(), concat!(stringify!($safe), ": length mismatch"));
+            // SAFETY: handed out only after AVX-512F was detected; lengths checked.
+            unsafe { $unchecked(query, row) }
+        }
+
+        #[target_feature(enable = "avx512f")]
+        unsafe fn $unchecked(query: &[f32], row: &[$element]) -> f32 {
+            let length = query.len();
+            let (a, b) = (query.as_ptr(), row.as_ptr());
+            let mut sum0 = _mm512_setzero_ps();
+            let mut sum1 = _mm512_setzero_ps();
+            let mut offset = 0;
+            while offset + 32 <= length {
+                sum0 = $step(_mm512_loadu_ps(a.add(offset)), $load(b.add(offset)), sum0);
+                sum1 = $step(_mm512_loadu_ps(a.add(offset + 16)), $load(b.add(offset + 16)), sum1);
+                offset += 32;
+            }
+            if offset + 16 <= length {
+                sum0 = $step(_mm512_loadu_ps(a.add(offset)), $load(b.add(offset)), sum0);
+                offset += 16;
+            }
+            let mut total = _mm512_reduce_add_ps(_mm512_add_ps(sum0, sum1));
+            while offset < length {
+                total += $tail(*a.add(offset), $decode(*b.add(offset)));
+                offset += 1;
+            }
+            total
+        }
+    };
+}
+
+#[inline(always)]
+unsafe fn dot_step16(query: __m512, row: __m512, sum: __m512) -> __m512 {
+    _mm512_fmadd_ps(query, row, sum)
+}
+
+#[inline(always)]
+unsafe fn l2_step16(query: __m512, row: __m512, sum: __m512) -> __m512 {
+    let difference = _mm512_sub_ps(query, row);
+    _mm512_fmadd_ps(difference, difference, sum)
+}
+
+#[inline(always)]
+unsafe fn l1_step16(query: __m512, row: __m512, sum: __m512) -> __m512 {
+    _mm512_add_ps(sum, _mm512_abs_ps(_mm512_sub_ps(query, row)))
+}
+
+kernel512!(dot_f16_avx512, dot_f16_unchecked512, u16, load16_f16, f32_from_f16, dot_step16, |a: f32, b: f32| a * b);
+kernel512!(l2_squared_f16_avx512, l2_squared_f16_unchecked512, u16, load16_f16, f32_from_f16, l2_step16, |a: f32, b: f32| (a - b) * (a - b));
+kernel512!(l1_f16_avx512, l1_f16_unchecked512, u16, load16_f16, f32_from_f16, l1_step16, |a: f32, b: f32| (a - b).abs());
+kernel512!(dot_u8_avx512, dot_u8_unchecked512, u8, load16_u8, byte, dot_step16, |a: f32, b: f32| a * b);
+kernel512!(l2_squared_u8_avx512, l2_squared_u8_unchecked512, u8, load16_u8, byte, l2_step16, |a: f32, b: f32| (a - b) * (a - b));
+kernel512!(l1_u8_avx512, l1_u8_unchecked512, u8, load16_u8, byte, l1_step16, |a: f32, b: f32| (a - b).abs());
+
+fn cosine_u8_avx512(query: &[f32], row: &[u8]) -> f32 {
+    assert_eq!(query.len(), row.len(), "cosine_u8: length mismatch");
+    // SAFETY: handed out only after AVX-512F was detected; lengths checked.
+    unsafe { cosine_u8_unchecked512(query, row) }
+}
+
+/// `cosine_u8_unchecked` 16 lanes at a time.
+#[target_feature(enable = "avx512f")]
+unsafe fn cosine_u8_unchecked512(query: &[f32], row: &[u8]) -> f32 {
+    let length = query.len();
+    let (a, b) = (query.as_ptr(), row.as_ptr());
+    let mut dot = _mm512_setzero_ps();
+    let mut norm = _mm512_setzero_ps();
+    let mut offset = 0;
+    while offset + 16 <= length {
+        let values = load16_u8(b.add(offset));
+        dot = _mm512_fmadd_ps(_mm512_loadu_ps(a.add(offset)), values, dot);
+        norm = _mm512_fmadd_ps(values, values, norm);
+        offset += 16;
+    }
+    let (mut dot_total, mut norm_total) = (_mm512_reduce_add_ps(dot), _mm512_reduce_add_ps(norm));
     while offset < length {
         let value = *b.add(offset) as f32;
         dot_total += *a.add(offset) * value;
