@@ -393,7 +393,7 @@ impl VectorIndex {
         for (row, slot) in output.chunks_exact_mut(dimension).zip(slots) {
             if store.is_live(*slot) {
                 if let Some(vector) = store.vector(*slot) {
-                    vector.decode_into(row);
+                    store.space().decode_into(vector, row);
                 }
             }
         }

@@ -414,7 +414,7 @@ impl VectorStore {
         match row {
             Row::F32(values) => Cow::Borrowed(values),
             other => {
-                let mut decoded = other.to_vec();
+                let mut decoded = self.space.decode(other);
                 if matches!(other, Row::U8(_)) {
                     self.space.prepare(&mut decoded);
                 }

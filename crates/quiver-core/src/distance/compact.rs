@@ -6,10 +6,12 @@
 //! uint8 rows cannot be scaled to unit length, so Cosine over them has its own kernel: the
 //! (unit) query's dot with the row divided by the row's norm, both summed in one pass.
 
-use super::row::f32_from_f16;
+use super::row::{decode_f16_scalar, f32_from_f16};
 
 pub type HalfKernel = fn(&[f32], &[u16]) -> f32;
 pub type ByteKernel = fn(&[f32], &[u8]) -> f32;
+/// float16 → float32 for as many values as both slices hold.
+pub type DecodeKernel = fn(&[u16], &mut [f32]);
 
 #[derive(Clone, Copy)]
 pub struct CompactKernels {
@@ -20,9 +22,13 @@ pub struct CompactKernels {
     pub l2_squared_u8: ByteKernel,
     pub l1_u8: ByteKernel,
     pub cosine_u8: ByteKernel,
+    /// Widens a float16 row for where a row plays the query (graph construction) or is read
+    /// out (`with_vector`, checkpoints): `Space::decode_into`.
+    pub decode_f16: DecodeKernel,
 }
 
-pub const SCALAR: CompactKernels = CompactKernels { dot_f16, l2_squared_f16, l1_f16, dot_u8, l2_squared_u8, l1_u8, cosine_u8 };
+pub const SCALAR: CompactKernels =
+    CompactKernels { dot_f16, l2_squared_f16, l1_f16, dot_u8, l2_squared_u8, l1_u8, cosine_u8, decode_f16: decode_f16_scalar };
 
 pub fn dot_f16(query: &[f32], row: &[u16]) -> f32 {
     assert_eq!(query.len(), row.len(), "dot_f16: length mismatch");

@@ -229,6 +229,20 @@ impl Space {
         }
     }
 
+    /// A stored row's values as float32, decoded by this space's kernels (exact for every
+    /// element type): `output` holds `row.len()` values.
+    #[inline]
+    pub fn decode_into(&self, row: Row<'_>, output: &mut [f32]) {
+        row.decode_into_with(self.compact.decode_f16, output);
+    }
+
+    /// `decode_into` a new vector.
+    pub fn decode(&self, row: Row<'_>) -> Vec<f32> {
+        let mut output = vec![0f32; row.len()];
+        self.decode_into(row, &mut output);
+        output
+    }
+
     /// Internal distance: smaller is better for every metric.
     /// `left` is a prepared float32 query; `right` a float32 slice or a stored row of any
     /// element type (a float32 slice resolves to the float32 kernel at compile time).

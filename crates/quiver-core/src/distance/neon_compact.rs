@@ -14,6 +14,8 @@ pub const NEON: CompactKernels = CompactKernels {
     l2_squared_u8: l2_squared_u8_neon,
     l1_u8: l1_u8_neon,
     cosine_u8: cosine_u8_neon,
+    // NEON float16 types are not stable Rust (docs/architecture.md §18).
+    decode_f16: compact::SCALAR.decode_f16,
 };
 
 /// Eight bytes as two float32 vectors (low four, high four).

@@ -137,8 +137,9 @@ impl<'a> Row<'a> {
         }
     }
 
-    /// The stored values as float32 (exact: every float16 and uint8 value is a float32).
-    pub fn decode_into(&self, output: &mut [f32]) {
+    /// The stored values as float32 (exact: every float16 and uint8 value is a float32), with
+    /// `decode_f16` for float16 rows (`Space::decode_into` passes its instruction set's).
+    pub fn decode_into_with(&self, decode_f16: super::compact::DecodeKernel, output: &mut [f32]) {
         match self {
             Row::F32(values) => output.copy_from_slice(values),
             Row::F16(values) => decode_f16(values, output),
@@ -150,29 +151,17 @@ impl<'a> Row<'a> {
         }
     }
 
+    /// The values as float32, float16 decoded one at a time: tests and reads off the search
+    /// path; the paths that decode many rows go through `Space::decode_into`.
     pub fn to_vec(&self) -> Vec<f32> {
         let mut output = vec![0f32; self.len()];
-        self.decode_into(&mut output);
+        self.decode_into_with(decode_f16_scalar, &mut output);
         output
     }
 }
 
-/// float16 → float32 for a run of values (as many as both slices hold): F16C eight at a time
-/// where the CPU has it, else `decode_f16_scalar`, its twin. Graph construction decodes every
-/// candidate row it compares (store.rs `comparable`), and value by value that was over a
-/// quarter of a float16 build (bench/README.md, "float16 rows decoded by F16C").
-pub fn decode_f16(values: &[u16], output: &mut [f32]) {
-    let length = values.len().min(output.len());
-    let (values, output) = (&values[..length], &mut output[..length]);
-    #[cfg(target_arch = "x86_64")]
-    if super::x86_compact::f16c_available() {
-        super::x86_compact::decode_f16(values, output);
-        return;
-    }
-    decode_f16_scalar(values, output);
-}
-
-/// The slow twin of `decode_f16`: one value at a time.
+/// float16 → float32 one value at a time, for as many values as both slices hold: the scalar
+/// set's `decode_f16` and the twin of the SIMD ones (compact.rs).
 pub fn decode_f16_scalar(values: &[u16], output: &mut [f32]) {
     for (target, half) in output.iter_mut().zip(values) {
         *target = f32_from_f16(*half);
@@ -235,15 +224,19 @@ mod tests {
     #[test]
     fn decoding_a_float16_row_matches_its_twin_for_every_value_and_awkward_lengths() {
         let every: Vec<u16> = (0..=u16::MAX).collect();
-        for length in [0usize, 1, 7, 8, 9, 15, 16, 17, 768, every.len()] {
+        for (set, length) in super::super::available()
+            .into_iter()
+            .flat_map(|set| [0usize, 1, 7, 8, 9, 15, 16, 17, 33, 768, every.len()].map(|length| (set, length)))
+        {
             let (mut fast, mut slow) = (vec![0f32; length], vec![0f32; length]);
-            decode_f16(&every[..length], &mut fast);
+            (set.compact_kernels().decode_f16)(&every[..length], &mut fast);
             decode_f16_scalar(&every[..length], &mut slow);
             for (position, (a, b)) in fast.iter().zip(&slow).enumerate() {
                 // NaNs only need to stay NaNs (stored rows never hold one; F16C quiets them).
                 assert!(
                     a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan()),
-                    "length {length}, value {:#06x}: {a} against {b}",
+                    "{} length {length}, value {:#06x}: {a} against {b}",
+                    set.name(),
                     every[position]
                 );
             }

@@ -19,6 +19,7 @@ pub const AVX2: CompactKernels = CompactKernels {
     l2_squared_u8: l2_squared_u8_avx2,
     l1_u8: l1_u8_avx2,
     cosine_u8: cosine_u8_avx2,
+    decode_f16: decode_f16_avx2,
 };
 
 pub fn avx512_available() -> bool {
@@ -33,19 +34,14 @@ pub const AVX512: CompactKernels = CompactKernels {
     l2_squared_u8: l2_squared_u8_avx512,
     l1_u8: l1_u8_avx512,
     cosine_u8: cosine_u8_avx512,
+    decode_f16: decode_f16_avx512,
 };
 
-/// Whether `decode_f16` may run: F16C (and the AVX registers it writes).
-pub fn f16c_available() -> bool {
-    is_x86_feature_detected!("avx") && is_x86_feature_detected!("f16c")
-}
-
 /// float16 → float32, eight values per VCVTPH2PS; the tail one at a time by the twin's formula.
-/// Both slices must be the same length (row.rs `decode_f16` trims them).
-pub fn decode_f16(values: &[u16], output: &mut [f32]) {
-    assert_eq!(values.len(), output.len(), "decode_f16: length mismatch");
-    // SAFETY: called only after `f16c_available`; lengths checked above.
-    unsafe { decode_f16_unchecked(values, output) }
+fn decode_f16_avx2(values: &[u16], output: &mut [f32]) {
+    let length = values.len().min(output.len());
+    // SAFETY: handed out only after AVX2 and F16C were detected; both slices trimmed to `length`.
+    unsafe { decode_f16_unchecked(&values[..length], &mut output[..length]) }
 }
 
 #[target_feature(enable = "avx,f16c")]
@@ -240,7 +236,7 @@ unsafe fn l1_step16(query: __m512, row: __m512, sum: __m512) -> __m512 {
 }
 
 kernel512!(dot_f16_avx512, dot_f16_unchecked512, u16, load16_f16, f32_from_f16, dot_step16, |a: f32, b: f32| a * b);
-kernel512!(l2_squared_f16_avx512, l2_squared_f16_unchecked512, u16, load16_f16, f32_from_f16, l2_step16, |a: f32, b: f32| (a - b) * (a - b));
+kernel512!(l2_squared_f16_avx512, l2_f16_unchecked512, u16, load16_f16, f32_from_f16, l2_step16, |a: f32, b: f32| (a - b) * (a - b));
 kernel512!(l1_f16_avx512, l1_f16_unchecked512, u16, load16_f16, f32_from_f16, l1_step16, |a: f32, b: f32| (a - b).abs());
 kernel512!(dot_u8_avx512, dot_u8_unchecked512, u8, load16_u8, byte, dot_step16, |a: f32, b: f32| a * b);
 kernel512!(l2_squared_u8_avx512, l2_squared_u8_unchecked512, u8, load16_u8, byte, l2_step16, |a: f32, b: f32| (a - b) * (a - b));
@@ -274,4 +270,26 @@ unsafe fn cosine_u8_unchecked512(query: &[f32], row: &[u8]) -> f32 {
         offset += 1;
     }
     finish_cosine(dot_total, norm_total)
+}
+
+/// float16 → float32, sixteen values per VCVTPH2PS (zmm); the tail one at a time.
+fn decode_f16_avx512(values: &[u16], output: &mut [f32]) {
+    let length = values.len().min(output.len());
+    // SAFETY: handed out only after AVX-512F was detected; both slices trimmed to `length`.
+    unsafe { decode_f16_unchecked512(&values[..length], &mut output[..length]) }
+}
+
+#[target_feature(enable = "avx512f")]
+unsafe fn decode_f16_unchecked512(values: &[u16], output: &mut [f32]) {
+    let length = values.len();
+    let (source, target) = (values.as_ptr(), output.as_mut_ptr());
+    let mut offset = 0;
+    while offset + 16 <= length {
+        _mm512_storeu_ps(target.add(offset), load16_f16(source.add(offset)));
+        offset += 16;
+    }
+    while offset < length {
+        *target.add(offset) = f32_from_f16(*source.add(offset));
+        offset += 1;
+    }
 }

@@ -115,11 +115,11 @@ impl VectorIndex {
         match (store.state(slot), store.vector(slot)) {
             (SlotState::Live, Some(vector)) => {
                 encoder.u8(1)?;
-                encoder.f32s(&vector.to_vec())
+                encoder.f32s(&store.space().decode(vector))
             }
             (SlotState::Deleted, Some(vector)) => {
                 encoder.u8(2)?;
-                encoder.f32s(&vector.to_vec())
+                encoder.f32s(&store.space().decode(vector))
             }
             _ => encoder.u8(0),
         }
