@@ -37,27 +37,35 @@ pub const AVX512: CompactKernels = CompactKernels {
     decode_f16: decode_f16_avx512,
 };
 
-/// float16 → float32, eight values per VCVTPH2PS; the tail one at a time by the twin's formula.
-fn decode_f16_avx2(values: &[u16], output: &mut [f32]) {
-    let length = values.len().min(output.len());
-    // SAFETY: handed out only after AVX2 and F16C were detected; both slices trimmed to `length`.
-    unsafe { decode_f16_unchecked(&values[..length], &mut output[..length]) }
+/// float16 → float32 in the registers of one instruction set: `$lanes` values per VCVTPH2PS
+/// (`$load`), the tail one at a time by the twin's formula.
+macro_rules! decode {
+    ($feature:literal, $lanes:literal, $store:ident, $load:ident, $safe:ident, $unchecked:ident) => {
+        fn $safe(values: &[u16], output: &mut [f32]) {
+            let length = values.len().min(output.len());
+            // SAFETY: handed out only after the CPU was found to have `$feature`; both slices
+            // trimmed to `length`.
+            unsafe { $unchecked(&values[..length], &mut output[..length]) }
+        }
+
+        #[target_feature(enable = $feature)]
+        unsafe fn $unchecked(values: &[u16], output: &mut [f32]) {
+            let length = values.len();
+            let (source, target) = (values.as_ptr(), output.as_mut_ptr());
+            let mut offset = 0;
+            while offset + $lanes <= length {
+                $store(target.add(offset), $load(source.add(offset)));
+                offset += $lanes;
+            }
+            while offset < length {
+                *target.add(offset) = f32_from_f16(*source.add(offset));
+                offset += 1;
+            }
+        }
+    };
 }
 
-#[target_feature(enable = "avx,f16c")]
-unsafe fn decode_f16_unchecked(values: &[u16], output: &mut [f32]) {
-    let length = values.len();
-    let (source, target) = (values.as_ptr(), output.as_mut_ptr());
-    let mut offset = 0;
-    while offset + 8 <= length {
-        _mm256_storeu_ps(target.add(offset), _mm256_cvtph_ps(_mm_loadu_si128(source.add(offset) as *const __m128i)));
-        offset += 8;
-    }
-    while offset < length {
-        *target.add(offset) = f32_from_f16(*source.add(offset));
-        offset += 1;
-    }
-}
+decode!("avx2,fma,f16c", 8, _mm256_storeu_ps, load_f16, decode_f16_avx2, decode_f16_unchecked);
 
 /// Eight float16 values widened to float32.
 #[inline(always)]
@@ -79,39 +87,106 @@ unsafe fn horizontal_sum(value: __m256) -> f32 {
     _mm_cvtss_f32(_mm_add_ss(sums, _mm_movehl_ps(shuffled, sums)))
 }
 
-/// One kernel: `$step(query lanes, row lanes, accumulator)` per 8 lanes, `$tail(query value,
-/// row value)` per leftover element.
+/// One kernel in the registers of one instruction set: `$step(query lanes, row lanes,
+/// accumulator)` per `$lanes` lanes into two accumulators, `$tail(query value, row value)` per
+/// leftover element. `[$zero, $load_query, $add, $sum]` name the set's zero register, float32
+/// load, addition and horizontal sum; `$feature` is what `available` / `avx512_available`
+/// detected before the set is handed out.
 macro_rules! kernel {
-    ($safe:ident, $unchecked:ident, $element:ty, $load:ident, $decode:expr, $step:expr, $tail:expr) => {
+    ($feature:literal, $lanes:literal, [$zero:ident, $load_query:ident, $add:ident, $sum:ident],
+     $safe:ident, $unchecked:ident, $element:ty, $load:ident, $decode:expr, $step:expr, $tail:expr) => {
         fn $safe(query: &[f32], row: &[$element]) -> f32 {
             assert_eq!(query.len(), row.len(), concat!(stringify!($safe), ": length mismatch"));
-            // SAFETY: handed out only after AVX2, FMA and F16C were detected; lengths checked.
+            // SAFETY: handed out only after the CPU was found to have `$feature`; lengths checked.
             unsafe { $unchecked(query, row) }
         }
 
-        #[target_feature(enable = "avx2,fma,f16c")]
+        #[target_feature(enable = $feature)]
         unsafe fn $unchecked(query: &[f32], row: &[$element]) -> f32 {
             let length = query.len();
             let (a, b) = (query.as_ptr(), row.as_ptr());
-            let mut sum0 = _mm256_setzero_ps();
-            let mut sum1 = _mm256_setzero_ps();
+            let mut sum0 = $zero();
+            let mut sum1 = $zero();
             let mut offset = 0;
-            while offset + 16 <= length {
-                sum0 = $step(_mm256_loadu_ps(a.add(offset)), $load(b.add(offset)), sum0);
-                sum1 = $step(_mm256_loadu_ps(a.add(offset + 8)), $load(b.add(offset + 8)), sum1);
-                offset += 16;
+            while offset + 2 * $lanes <= length {
+                sum0 = $step($load_query(a.add(offset)), $load(b.add(offset)), sum0);
+                sum1 = $step($load_query(a.add(offset + $lanes)), $load(b.add(offset + $lanes)), sum1);
+                offset += 2 * $lanes;
             }
-            if offset + 8 <= length {
-                sum0 = $step(_mm256_loadu_ps(a.add(offset)), $load(b.add(offset)), sum0);
-                offset += 8;
+            if offset + $lanes <= length {
+                sum0 = $step($load_query(a.add(offset)), $load(b.add(offset)), sum0);
+                offset += $lanes;
             }
-            let mut total = horizontal_sum(_mm256_add_ps(sum0, sum1));
+            let mut total = $sum($add(sum0, sum1));
             while offset < length {
                 total += $tail(*a.add(offset), $decode(*b.add(offset)));
                 offset += 1;
             }
             total
         }
+    };
+}
+
+/// `kernel!` on AVX2 (8 lanes).
+macro_rules! avx2_kernel {
+    ($($rest:tt)*) => {
+        kernel!("avx2,fma,f16c", 8, [_mm256_setzero_ps, _mm256_loadu_ps, _mm256_add_ps, horizontal_sum], $($rest)*);
+    };
+}
+
+/// `kernel!` on AVX-512F (16 lanes).
+macro_rules! avx512_kernel {
+    ($($rest:tt)*) => {
+        kernel!("avx512f", 16, [_mm512_setzero_ps, _mm512_loadu_ps, _mm512_add_ps, _mm512_reduce_add_ps], $($rest)*);
+    };
+}
+
+/// uint8 Cosine in the registers of one instruction set (`kernel!`'s parameters, with the set's
+/// fused multiply-add): the dot and the row's squared norm in one pass over the row.
+macro_rules! cosine {
+    ($feature:literal, $lanes:literal, [$zero:ident, $load_query:ident, $fmadd:ident, $sum:ident], $safe:ident, $unchecked:ident, $load:ident) => {
+        fn $safe(query: &[f32], row: &[u8]) -> f32 {
+            assert_eq!(query.len(), row.len(), "cosine_u8: length mismatch");
+            // SAFETY: handed out only after the CPU was found to have `$feature`; lengths checked.
+            unsafe { $unchecked(query, row) }
+        }
+
+        #[target_feature(enable = $feature)]
+        unsafe fn $unchecked(query: &[f32], row: &[u8]) -> f32 {
+            let length = query.len();
+            let (a, b) = (query.as_ptr(), row.as_ptr());
+            let mut dot = $zero();
+            let mut norm = $zero();
+            let mut offset = 0;
+            while offset + $lanes <= length {
+                let values = $load(b.add(offset));
+                dot = $fmadd($load_query(a.add(offset)), values, dot);
+                norm = $fmadd(values, values, norm);
+                offset += $lanes;
+            }
+            let (mut dot_total, mut norm_total) = ($sum(dot), $sum(norm));
+            while offset < length {
+                let value = *b.add(offset) as f32;
+                dot_total += *a.add(offset) * value;
+                norm_total += value * value;
+                offset += 1;
+            }
+            finish_cosine(dot_total, norm_total)
+        }
+    };
+}
+
+/// `cosine!` on AVX2 (8 lanes).
+macro_rules! avx2_cosine {
+    ($($rest:tt)*) => {
+        cosine!("avx2,fma,f16c", 8, [_mm256_setzero_ps, _mm256_loadu_ps, _mm256_fmadd_ps, horizontal_sum], $($rest)*);
+    };
+}
+
+/// `cosine!` on AVX-512F (16 lanes).
+macro_rules! avx512_cosine {
+    ($($rest:tt)*) => {
+        cosine!("avx512f", 16, [_mm512_setzero_ps, _mm512_loadu_ps, _mm512_fmadd_ps, _mm512_reduce_add_ps], $($rest)*);
     };
 }
 
@@ -135,42 +210,14 @@ fn byte(value: u8) -> f32 {
     value as f32
 }
 
-kernel!(dot_f16_avx2, dot_f16_unchecked, u16, load_f16, f32_from_f16, dot_step, |a: f32, b: f32| a * b);
-kernel!(l2_squared_f16_avx2, l2_squared_f16_unchecked, u16, load_f16, f32_from_f16, l2_step, |a: f32, b: f32| (a - b) * (a - b));
-kernel!(l1_f16_avx2, l1_f16_unchecked, u16, load_f16, f32_from_f16, l1_step, |a: f32, b: f32| (a - b).abs());
-kernel!(dot_u8_avx2, dot_u8_unchecked, u8, load_u8, byte, dot_step, |a: f32, b: f32| a * b);
-kernel!(l2_squared_u8_avx2, l2_squared_u8_unchecked, u8, load_u8, byte, l2_step, |a: f32, b: f32| (a - b) * (a - b));
-kernel!(l1_u8_avx2, l1_u8_unchecked, u8, load_u8, byte, l1_step, |a: f32, b: f32| (a - b).abs());
+avx2_kernel!(dot_f16_avx2, dot_f16_unchecked, u16, load_f16, f32_from_f16, dot_step, |a: f32, b: f32| a * b);
+avx2_kernel!(l2_squared_f16_avx2, l2_squared_f16_unchecked, u16, load_f16, f32_from_f16, l2_step, |a: f32, b: f32| (a - b) * (a - b));
+avx2_kernel!(l1_f16_avx2, l1_f16_unchecked, u16, load_f16, f32_from_f16, l1_step, |a: f32, b: f32| (a - b).abs());
+avx2_kernel!(dot_u8_avx2, dot_u8_unchecked, u8, load_u8, byte, dot_step, |a: f32, b: f32| a * b);
+avx2_kernel!(l2_squared_u8_avx2, l2_squared_u8_unchecked, u8, load_u8, byte, l2_step, |a: f32, b: f32| (a - b) * (a - b));
+avx2_kernel!(l1_u8_avx2, l1_u8_unchecked, u8, load_u8, byte, l1_step, |a: f32, b: f32| (a - b).abs());
 
-fn cosine_u8_avx2(query: &[f32], row: &[u8]) -> f32 {
-    assert_eq!(query.len(), row.len(), "cosine_u8: length mismatch");
-    // SAFETY: as in the kernels above.
-    unsafe { cosine_u8_unchecked(query, row) }
-}
-
-/// The dot and the row's squared norm in one pass over the row.
-#[target_feature(enable = "avx2,fma,f16c")]
-unsafe fn cosine_u8_unchecked(query: &[f32], row: &[u8]) -> f32 {
-    let length = query.len();
-    let (a, b) = (query.as_ptr(), row.as_ptr());
-    let mut dot = _mm256_setzero_ps();
-    let mut norm = _mm256_setzero_ps();
-    let mut offset = 0;
-    while offset + 8 <= length {
-        let values = load_u8(b.add(offset));
-        dot = _mm256_fmadd_ps(_mm256_loadu_ps(a.add(offset)), values, dot);
-        norm = _mm256_fmadd_ps(values, values, norm);
-        offset += 8;
-    }
-    let (mut dot_total, mut norm_total) = (horizontal_sum(dot), horizontal_sum(norm));
-    while offset < length {
-        let value = *b.add(offset) as f32;
-        dot_total += *a.add(offset) * value;
-        norm_total += value * value;
-        offset += 1;
-    }
-    finish_cosine(dot_total, norm_total)
-}
+avx2_cosine!(cosine_u8_avx2, cosine_u8_unchecked, load_u8);
 
 /// Sixteen float16 values widened to float32.
 #[inline(always)]
@@ -182,41 +229,6 @@ unsafe fn load16_f16(pointer: *const u16) -> __m512 {
 #[inline(always)]
 unsafe fn load16_u8(pointer: *const u8) -> __m512 {
     _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(_mm_loadu_si128(pointer as *const __m128i)))
-}
-
-/// The AVX-512 form of `kernel!`: 16 lanes a step, two accumulators, the same tail.
-macro_rules! kernel512 {
-    ($safe:ident, $unchecked:ident, $element:ty, $load:ident, $decode:expr, $step:expr, $tail:expr) => {
-        fn $safe(query: &[f32], row: &[$element]) -> f32 {
-            assert_eq!(query.len(), row.len(), concat!(stringify!($safe), ": length mismatch"));
-            // SAFETY: handed out only after AVX-512F was detected; lengths checked.
-            unsafe { $unchecked(query, row) }
-        }
-
-        #[target_feature(enable = "avx512f")]
-        unsafe fn $unchecked(query: &[f32], row: &[$element]) -> f32 {
-            let length = query.len();
-            let (a, b) = (query.as_ptr(), row.as_ptr());
-            let mut sum0 = _mm512_setzero_ps();
-            let mut sum1 = _mm512_setzero_ps();
-            let mut offset = 0;
-            while offset + 32 <= length {
-                sum0 = $step(_mm512_loadu_ps(a.add(offset)), $load(b.add(offset)), sum0);
-                sum1 = $step(_mm512_loadu_ps(a.add(offset + 16)), $load(b.add(offset + 16)), sum1);
-                offset += 32;
-            }
-            if offset + 16 <= length {
-                sum0 = $step(_mm512_loadu_ps(a.add(offset)), $load(b.add(offset)), sum0);
-                offset += 16;
-            }
-            let mut total = _mm512_reduce_add_ps(_mm512_add_ps(sum0, sum1));
-            while offset < length {
-                total += $tail(*a.add(offset), $decode(*b.add(offset)));
-                offset += 1;
-            }
-            total
-        }
-    };
 }
 
 #[inline(always)]
@@ -235,61 +247,13 @@ unsafe fn l1_step16(query: __m512, row: __m512, sum: __m512) -> __m512 {
     _mm512_add_ps(sum, _mm512_abs_ps(_mm512_sub_ps(query, row)))
 }
 
-kernel512!(dot_f16_avx512, dot_f16_unchecked512, u16, load16_f16, f32_from_f16, dot_step16, |a: f32, b: f32| a * b);
-kernel512!(l2_squared_f16_avx512, l2_f16_unchecked512, u16, load16_f16, f32_from_f16, l2_step16, |a: f32, b: f32| (a - b) * (a - b));
-kernel512!(l1_f16_avx512, l1_f16_unchecked512, u16, load16_f16, f32_from_f16, l1_step16, |a: f32, b: f32| (a - b).abs());
-kernel512!(dot_u8_avx512, dot_u8_unchecked512, u8, load16_u8, byte, dot_step16, |a: f32, b: f32| a * b);
-kernel512!(l2_squared_u8_avx512, l2_squared_u8_unchecked512, u8, load16_u8, byte, l2_step16, |a: f32, b: f32| (a - b) * (a - b));
-kernel512!(l1_u8_avx512, l1_u8_unchecked512, u8, load16_u8, byte, l1_step16, |a: f32, b: f32| (a - b).abs());
+avx512_kernel!(dot_f16_avx512, dot_f16_unchecked512, u16, load16_f16, f32_from_f16, dot_step16, |a: f32, b: f32| a * b);
+avx512_kernel!(l2_squared_f16_avx512, l2_f16_unchecked512, u16, load16_f16, f32_from_f16, l2_step16, |a: f32, b: f32| (a - b) * (a - b));
+avx512_kernel!(l1_f16_avx512, l1_f16_unchecked512, u16, load16_f16, f32_from_f16, l1_step16, |a: f32, b: f32| (a - b).abs());
+avx512_kernel!(dot_u8_avx512, dot_u8_unchecked512, u8, load16_u8, byte, dot_step16, |a: f32, b: f32| a * b);
+avx512_kernel!(l2_squared_u8_avx512, l2_squared_u8_unchecked512, u8, load16_u8, byte, l2_step16, |a: f32, b: f32| (a - b) * (a - b));
+avx512_kernel!(l1_u8_avx512, l1_u8_unchecked512, u8, load16_u8, byte, l1_step16, |a: f32, b: f32| (a - b).abs());
 
-fn cosine_u8_avx512(query: &[f32], row: &[u8]) -> f32 {
-    assert_eq!(query.len(), row.len(), "cosine_u8: length mismatch");
-    // SAFETY: handed out only after AVX-512F was detected; lengths checked.
-    unsafe { cosine_u8_unchecked512(query, row) }
-}
+avx512_cosine!(cosine_u8_avx512, cosine_u8_unchecked512, load16_u8);
 
-/// `cosine_u8_unchecked` 16 lanes at a time.
-#[target_feature(enable = "avx512f")]
-unsafe fn cosine_u8_unchecked512(query: &[f32], row: &[u8]) -> f32 {
-    let length = query.len();
-    let (a, b) = (query.as_ptr(), row.as_ptr());
-    let mut dot = _mm512_setzero_ps();
-    let mut norm = _mm512_setzero_ps();
-    let mut offset = 0;
-    while offset + 16 <= length {
-        let values = load16_u8(b.add(offset));
-        dot = _mm512_fmadd_ps(_mm512_loadu_ps(a.add(offset)), values, dot);
-        norm = _mm512_fmadd_ps(values, values, norm);
-        offset += 16;
-    }
-    let (mut dot_total, mut norm_total) = (_mm512_reduce_add_ps(dot), _mm512_reduce_add_ps(norm));
-    while offset < length {
-        let value = *b.add(offset) as f32;
-        dot_total += *a.add(offset) * value;
-        norm_total += value * value;
-        offset += 1;
-    }
-    finish_cosine(dot_total, norm_total)
-}
-
-/// float16 → float32, sixteen values per VCVTPH2PS (zmm); the tail one at a time.
-fn decode_f16_avx512(values: &[u16], output: &mut [f32]) {
-    let length = values.len().min(output.len());
-    // SAFETY: handed out only after AVX-512F was detected; both slices trimmed to `length`.
-    unsafe { decode_f16_unchecked512(&values[..length], &mut output[..length]) }
-}
-
-#[target_feature(enable = "avx512f")]
-unsafe fn decode_f16_unchecked512(values: &[u16], output: &mut [f32]) {
-    let length = values.len();
-    let (source, target) = (values.as_ptr(), output.as_mut_ptr());
-    let mut offset = 0;
-    while offset + 16 <= length {
-        _mm512_storeu_ps(target.add(offset), load16_f16(source.add(offset)));
-        offset += 16;
-    }
-    while offset < length {
-        *target.add(offset) = f32_from_f16(*source.add(offset));
-        offset += 1;
-    }
-}
+decode!("avx512f", 16, _mm512_storeu_ps, load16_f16, decode_f16_avx512, decode_f16_unchecked512);
