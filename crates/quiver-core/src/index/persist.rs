@@ -112,16 +112,16 @@ impl VectorIndex {
         let store = &self.shared.store;
         // Rows are written as their float32 values whatever the datatype: every float16 and
         // uint8 value is exactly a float32, so loading re-encodes them bit for bit.
-        match (store.state(slot), store.vector(slot)) {
-            (SlotState::Live, Some(vector)) => {
-                encoder.u8(1)?;
-                encoder.f32s(&store.space().decode(vector))
-            }
-            (SlotState::Deleted, Some(vector)) => {
-                encoder.u8(2)?;
-                encoder.f32s(&store.space().decode(vector))
-            }
-            _ => encoder.u8(0),
+        let (tag, vector) = match (store.state(slot), store.vector(slot)) {
+            (SlotState::Live, Some(vector)) => (1, vector),
+            (SlotState::Deleted, Some(vector)) => (2, vector),
+            _ => return encoder.u8(0),
+        };
+        encoder.u8(tag)?;
+        match vector {
+            // float32 rows are written as they lie; the others decoded first.
+            crate::distance::Row::F32(values) => encoder.f32s(values),
+            other => encoder.f32s(&store.space().decode(other)),
         }
     }
 

@@ -107,9 +107,9 @@ pub struct Codebook {
     means: Vec<f32>,
     /// Plane-0 threshold per dimension (relative to the mean): 0 or −tσ_d.
     lower: Vec<f32>,
-    /// Three-level dimensions, in plane-1 order, with their upper threshold +tσ_d.
-    extended: Vec<(usize, f32)>,
-    /// The upper thresholds alone, in plane-1 order (what encoding compares with).
+    /// Three-level dimensions, in plane-1 order.
+    extended: Vec<usize>,
+    /// Their upper thresholds +tσ_d, in the same order (what plane-1 encoding compares with).
     upper: Vec<f32>,
     /// Reconstruction: base_d per dimension, then one weight per code bit (plane 0, plane 1).
     base: Vec<f32>,
@@ -170,7 +170,8 @@ impl Codebook {
             is_extended[*dimension] = true;
         }
         let lower: Vec<f32> = (0..dimension).map(|d| if is_extended[d] { -THRESHOLD * deviations[d] } else { 0.0 }).collect();
-        let extended: Vec<(usize, f32)> = extended_dimensions.iter().map(|d| (*d, THRESHOLD * deviations[*d])).collect();
+        let upper: Vec<f32> = extended_dimensions.iter().map(|d| THRESHOLD * deviations[*d]).collect();
+        let extended = extended_dimensions;
         // Reconstruction magnitudes: mean |z| (one bit) and mean |z| beyond the thresholds.
         let (mut absolute, mut outer, mut outer_count) = (vec![0f64; dimension], vec![0f64; dimension], vec![0usize; dimension]);
         for row in samples.chunks_exact(dimension) {
@@ -210,10 +211,9 @@ impl Codebook {
             base[d] = means[d] - size;
             weights[d] = if is_extended[d] { size } else { 2.0 * size };
         }
-        for (position, (d, _)) in extended.iter().enumerate() {
+        for (position, d) in extended.iter().enumerate() {
             weights[8 * plane_bytes[0] + position] = magnitude(*d);
         }
-        let upper = extended.iter().map(|(_, upper)| *upper).collect();
         Codebook { encoding, query_encoding, dimension, means, lower, extended, upper, base, weights, plane_bytes }
     }
 
@@ -264,7 +264,7 @@ impl Codebook {
         let centred: Vec<f32> = vector[..dimension].iter().zip(&self.means).map(|(value, mean)| value - mean).collect();
         pack_greater(&centred, &self.lower, plane0);
         // Plane 1's dimensions gathered into its order first; a missing value never exceeds.
-        let gathered: Vec<f32> = self.extended.iter().map(|(d, _)| centred.get(*d).copied().unwrap_or(f32::NEG_INFINITY)).collect();
+        let gathered: Vec<f32> = self.extended.iter().map(|d| centred.get(*d).copied().unwrap_or(f32::NEG_INFINITY)).collect();
         pack_greater(&gathered, &self.upper, plane1);
         let bits = code.iter().map(|byte| byte.count_ones()).sum();
         if !asymmetric {
@@ -278,7 +278,7 @@ impl Codebook {
             }
         }
         let start = 8 * self.plane_bytes[0];
-        for (position, (d, _)) in self.extended.iter().enumerate() {
+        for (position, d) in self.extended.iter().enumerate() {
             if bit(start + position) {
                 reconstruction[*d] += self.weights[start + position];
             }
@@ -339,7 +339,7 @@ impl Codebook {
         for ((weight, value), scale) in plane0.iter_mut().zip(&query[..self.dimension.min(query.len())]).zip(plane0_scales) {
             *weight = value * scale;
         }
-        for ((weight, (d, _)), scale) in plane1.iter_mut().zip(&self.extended).zip(plane1_scales) {
+        for ((weight, d), scale) in plane1.iter_mut().zip(&self.extended).zip(plane1_scales) {
             *weight = query.get(*d).map_or(0.0, |value| value * scale);
         }
         let (low, high) = value_range(&weights);
@@ -464,7 +464,7 @@ mod tests {
             }
         }
         let start = codebook.plane_bytes[0];
-        for (position, (d, _)) in codebook.extended.iter().enumerate() {
+        for (position, d) in codebook.extended.iter().enumerate() {
             if bit(8 * start + position) {
                 values[*d] += codebook.weights[8 * start + position];
             }
@@ -513,7 +513,7 @@ mod tests {
             }
         }
         let start = codebook.plane_bytes[0];
-        for (position, (d, upper)) in codebook.extended.iter().enumerate() {
+        for (position, (d, upper)) in codebook.extended.iter().zip(&codebook.upper).enumerate() {
             if vector[*d] - codebook.means[*d] > *upper {
                 code[start + position / 8] |= 1 << (position % 8);
             }
@@ -599,8 +599,7 @@ mod tests {
         let samples: Vec<f32> =
             (0..2000).flat_map(|_| spreads.iter().map(|spread| spread * random.gaussian()).collect::<Vec<_>>()).collect();
         let codebook = Codebook::train(BinaryEncoding::OneAndHalfBits, QueryEncoding::SameAsStorage, &samples, 7);
-        let extended: Vec<usize> = codebook.extended.iter().map(|(d, _)| *d).collect();
-        assert_eq!(extended, vec![1, 3, 5]);
+        assert_eq!(codebook.extended, vec![1, 3, 5]);
         assert_eq!(codebook.code_length(), 2);
         assert_eq!(codebook.bit_count(), 10);
     }
