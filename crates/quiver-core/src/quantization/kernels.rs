@@ -4,6 +4,13 @@
 //! - `dot_u8`: Σ a·b over unsigned 8-bit codes (scalar quantization, every metric but L1);
 //! - `l1_u8`: Σ |a − b| (scalar quantization under Manhattan);
 //! - `hamming`: popcount(a XOR b) over bit-packed codes (binary quantization);
+//! - `levels`: Σ |level(a) − level(b)| over four-level codes (`two_bits`), each a sign plane then
+//!   a magnitude plane of equal length (binary.rs): level 0 is (sign 0, magnitude 1), then (0, 0),
+//!   (1, 0), (1, 1). With x = sign XOR sign' and y = magnitude XOR magnitude', a dimension's
+//!   distance is odd exactly when x XOR y (a level's parity is NOT(sign XOR magnitude)), and at
+//!   least 2 exactly when x AND (y OR magnitude) (the signs differ, and unless the magnitudes
+//!   do too both are outer levels), so the sum is popcount(x XOR y) + 2·popcount(x AND (y OR
+//!   magnitude)); zero padding on both sides counts nothing;
 //! - `plane_dot`: Σ_k 2^k · popcount(query plane k AND code) — an unsigned query of up to 8 bits
 //!   per position, stored as bit planes, dotted with a bit-packed code (binary quantization with
 //!   an asymmetric `scalar8bits` / `scalar4bits` query encoding).
@@ -18,12 +25,20 @@ pub struct CodeKernels {
     pub dot_u8: CodeKernel,
     pub l1_u8: CodeKernel,
     pub hamming: CodeKernel,
+    /// Both sides: four-level codes, sign plane then magnitude plane.
+    pub levels: CodeKernel,
     /// Left: the query's bit planes, `planes × right.len()` bytes, plane k weighing 2^k.
     pub plane_dot: CodeKernel,
 }
 
-pub const SCALAR: CodeKernels =
-    CodeKernels { name: "scalar", dot_u8: scalar_dot_u8, l1_u8: scalar_l1_u8, hamming: scalar_hamming, plane_dot: scalar_plane_dot };
+pub const SCALAR: CodeKernels = CodeKernels {
+    name: "scalar",
+    dot_u8: scalar_dot_u8,
+    l1_u8: scalar_l1_u8,
+    hamming: scalar_hamming,
+    levels: scalar_levels,
+    plane_dot: scalar_plane_dot,
+};
 
 /// At most 8 planes (a u8 query), so Σ stays under 255 · 2^17 bits < 2³².
 pub const MAX_PLANES: usize = 8;
@@ -62,6 +77,73 @@ pub fn scalar_hamming(left: &[u8], right: &[u8]) -> u32 {
         }
     }
     count
+}
+
+/// The two halves of a four-level code (sign plane, magnitude plane); panics on an odd length or
+/// a length mismatch (a bug).
+#[inline(always)]
+pub fn level_planes<'a>(left: &'a [u8], right: &'a [u8]) -> ([&'a [u8]; 2], [&'a [u8]; 2]) {
+    assert!(left.len() == right.len() && left.len().is_multiple_of(2), "levels: length mismatch");
+    let half = left.len() / 2;
+    let (left_signs, left_magnitudes) = left.split_at(half);
+    let (right_signs, right_magnitudes) = right.split_at(half);
+    ([left_signs, left_magnitudes], [right_signs, right_magnitudes])
+}
+
+/// Bit by bit, each dimension's level looked up from its (sign, magnitude) pair.
+pub fn scalar_levels(left: &[u8], right: &[u8]) -> u32 {
+    let ([left_signs, left_magnitudes], [right_signs, right_magnitudes]) = level_planes(left, right);
+    let level = |signs: &[u8], magnitudes: &[u8], index: usize| -> i32 {
+        let bit = |plane: &[u8]| (plane[index / 8] >> (index % 8)) & 1 == 1;
+        match (bit(signs), bit(magnitudes)) {
+            (false, true) => 0,
+            (false, false) => 1,
+            (true, false) => 2,
+            (true, true) => 3,
+        }
+    };
+    (0..8 * left_signs.len())
+        .map(|index| level(left_signs, left_magnitudes, index).abs_diff(level(right_signs, right_magnitudes, index)))
+        .sum()
+}
+
+/// The level distance a 64-bit word of each plane at a time, the last bytes one at a time: the
+/// POPCNT kernel (x86.rs, inlined under its target feature, where `count_ones` is POPCNT) and
+/// NEON's (`count_ones` is CNT there).
+#[inline(always)]
+pub fn levels_by_words(left: &[u8], right: &[u8]) -> u32 {
+    let (left, right) = level_planes(left, right);
+    levels_of_planes(left, right)
+}
+
+/// `levels_by_words` over plane slices of equal length (also the AVX-512 kernel's last bytes).
+#[inline(always)]
+pub fn levels_of_planes([left_signs, left_magnitudes]: [&[u8]; 2], [right_signs, right_magnitudes]: [&[u8]; 2]) -> u32 {
+    let word = |bytes: &[u8], index: usize| u64::from_le_bytes(bytes[8 * index..8 * index + 8].try_into().unwrap_or([0; 8]));
+    let words = left_signs.len() / 8;
+    let mut total = 0u32;
+    for index in 0..words {
+        total += level_word_distance(
+            word(left_signs, index),
+            word(left_magnitudes, index),
+            word(right_signs, index),
+            word(right_magnitudes, index),
+        );
+    }
+    for index in 8 * words..left_signs.len() {
+        // Bytes widened with their high bits equal on both sides, so those count nothing.
+        let byte = |plane: &[u8]| plane[index] as u64;
+        total += level_word_distance(byte(left_signs), byte(left_magnitudes), byte(right_signs), byte(right_magnitudes));
+    }
+    total
+}
+
+/// One word of each plane: |level − level'| summed over its bits, by the parity identity of the
+/// module's comment.
+#[inline(always)]
+fn level_word_distance(left_sign: u64, left_magnitude: u64, right_sign: u64, right_magnitude: u64) -> u32 {
+    let (signs, magnitudes) = (left_sign ^ right_sign, left_magnitude ^ right_magnitude);
+    (signs ^ magnitudes).count_ones() + 2 * (signs & (magnitudes | left_magnitude)).count_ones()
 }
 
 /// Bit by bit, like `scalar_hamming`: Σ over planes k and bit positions i of 2^k·(q_k,i AND c_i).
@@ -121,6 +203,8 @@ mod tests {
                 assert_eq!((set.dot_u8)(&a, &b), scalar_dot_u8(&a, &b), "{} dot_u8 length {length}", set.name);
                 assert_eq!((set.l1_u8)(&a, &b), scalar_l1_u8(&a, &b), "{} l1_u8 length {length}", set.name);
                 assert_eq!((set.hamming)(&a, &b), scalar_hamming(&a, &b), "{} hamming length {length}", set.name);
+                let (c, d) = (codes(2 * length, 3), codes(2 * length, 11));
+                assert_eq!((set.levels)(&c, &d), scalar_levels(&c, &d), "{} levels length {}", set.name, 2 * length);
                 for planes in [1, 4, 8] {
                     let query: Vec<u8> = (0..planes).flat_map(|plane| codes(length, 20 + plane as u32)).collect();
                     assert_eq!(
@@ -131,6 +215,17 @@ mod tests {
                     );
                 }
             }
+        }
+    }
+
+    #[test]
+    fn the_level_distance_counts_how_many_levels_apart_each_dimension_is() {
+        // Dimensions 0..4 at levels 0, 1, 2, 3 against levels 3, 1, 0, 2: distances 3, 0, 2, 1.
+        // Level 0 = (sign 0, magnitude 1), 1 = (0, 0), 2 = (1, 0), 3 = (1, 1).
+        let left = [0b0000_1100u8, 0b0000_1001];
+        let right = [0b0000_1001u8, 0b0000_0101];
+        for set in available() {
+            assert_eq!((set.levels)(&left, &right), 6, "{}", set.name);
         }
     }
 
@@ -167,6 +262,9 @@ mod tests {
             assert_eq!((set.dot_u8)(&full, &full), 255 * 255 * 65_536, "{}", set.name);
             assert_eq!((set.l1_u8)(&full, &zero), 255 * 65_536, "{}", set.name);
             assert_eq!((set.hamming)(&full, &zero), 8 * 65_536, "{}", set.name);
+            // Four levels at the largest dimension, every level 3 against every level 0.
+            let (highest, lowest) = (vec![255u8; 16_384], [vec![0u8; 8_192], vec![255u8; 8_192]].concat());
+            assert_eq!((set.levels)(&highest, &lowest), 3 * 65_536, "{}", set.name);
             // Two bits per dimension at the largest dimension, every query plane full.
             let code = vec![255u8; 16_384];
             let planes = vec![255u8; 8 * 16_384];
@@ -183,6 +281,7 @@ mod tests {
         for set in available() {
             assert_eq!((set.dot_u8)(&buffer[5..42], &other), scalar_dot_u8(&inner, &other), "{}", set.name);
             assert_eq!((set.hamming)(&buffer[5..42], &other), scalar_hamming(&inner, &other), "{}", set.name);
+            assert_eq!((set.levels)(&buffer[5..41], &other[..36]), scalar_levels(&inner[..36], &other[..36]), "{}", set.name);
             let planes: Vec<u8> = (0..8).flat_map(|plane| codes(37, 30 + plane)).collect();
             assert_eq!((set.plane_dot)(&planes, &buffer[5..42]), scalar_plane_dot(&planes, &inner), "{}", set.name);
         }

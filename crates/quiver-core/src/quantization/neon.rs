@@ -3,11 +3,17 @@
 //! simple so they can be checked by reading, and tested against the scalar twins by
 //! `cargo test` on any arm64 host.
 
-use super::kernels::{plane_count, scalar_dot_u8, scalar_l1_u8, CodeKernels};
+use super::kernels::{levels_by_words, plane_count, scalar_dot_u8, scalar_l1_u8, CodeKernels};
 use std::arch::aarch64::*;
 
-pub const NEON: CodeKernels =
-    CodeKernels { name: "neon", dot_u8: dot_u8_neon, l1_u8: l1_u8_neon, hamming: hamming_neon, plane_dot: plane_dot_neon };
+pub const NEON: CodeKernels = CodeKernels {
+    name: "neon",
+    dot_u8: dot_u8_neon,
+    l1_u8: l1_u8_neon,
+    hamming: hamming_neon,
+    levels: levels_by_words,
+    plane_dot: plane_dot_neon,
+};
 
 // 16 codes per step: UMULL widens u8×u8 to u16 products, UADALP folds pairs into u32 lanes.
 fn dot_u8_neon(left: &[u8], right: &[u8]) -> u32 {
