@@ -280,7 +280,7 @@ impl VectorIndex {
         let options = params.quantization;
         let candidates = if options.rescore { ((k as f64 * options.oversampling.max(1.0)).ceil() as usize).clamp(k, MAX_K) } else { k };
         let ef = self.default_ef(params).max(candidates);
-        let scorer = CodeScorer { store, quantized, code: quantized.prepare_query(query) };
+        let mut scorer = CodeScorer { store, quantized, code: quantized.prepare_walk_query(query) };
         // The tail first, as in graph_and_tail (index.rs): a slot linked during the walk is
         // then in one list or the other.
         let mut tail = Vec::new();
@@ -291,18 +291,31 @@ impl VectorIndex {
             // estimate then picks the candidates from it. At an `ef` of only the candidates the
             // Hamming distance alone chooses them: `ef` is the knob, as for every walk.
             let mut pool = shared.graph.search_scored(&scorer, store.slot_bound(), ef, ef, accept);
-            // A slot emptied since the walk met it has no code to rank: it leaves the pool.
-            pool.retain_mut(|neighbor| match store.row_of(neighbor.slot) {
-                Some((row, _)) => {
-                    neighbor.distance = quantized.distance(&scorer.code, row);
-                    true
-                }
-                None => false,
-            });
-            pool.sort_unstable();
-            pool.truncate(candidates);
-            pool
+            // The ranking picks which of the pool are rescored (and, without rescoring, scores
+            // them). A pool of no more than the candidates is rescored whole whatever their
+            // order, so then neither the ranking nor the query's weight planes are needed: at
+            // oversampling 3 and an `hnsw_ef` up to 30 that is 4 µs of preparation and 30
+            // asymmetric estimates saved per 768-d search.
+            if options.rescore && pool.len() <= candidates {
+                // A slot emptied since the walk met it has no vector to rescore: it leaves the pool.
+                pool.retain(|neighbor| store.row_of(neighbor.slot).is_some());
+                pool
+            } else {
+                quantized.complete_query(query, &mut scorer.code);
+                // A slot emptied since the walk met it has no code to rank: it leaves the pool.
+                pool.retain_mut(|neighbor| match store.row_of(neighbor.slot) {
+                    Some((row, _)) => {
+                        neighbor.distance = quantized.distance(&scorer.code, row);
+                        true
+                    }
+                    None => false,
+                });
+                pool.sort_unstable();
+                pool.truncate(candidates);
+                pool
+            }
         } else {
+            quantized.complete_query(query, &mut scorer.code);
             shared.graph.search_scored(&scorer, store.slot_bound(), candidates, ef, accept)
         };
         tail.sort_unstable();

@@ -14,10 +14,10 @@
 //!   distances come out of one integer dot product (see `Quantized::distance`).
 //! - Binary (binary.rs): one bit per value (`one_bit`), set when it lies above that
 //!   dimension's mean over the trained vectors (centring first: sign bits of data far from the
-//!   origin all agree and say nothing), or three levels with an explicit zero (`two_bits`, and
-//!   `one_and_half_bits` for half of the dimensions); scored by the Hamming distance to the
-//!   query's own code, or (asymmetric `query_encoding`) by an 8- or 4-bit query against the
-//!   codes' reconstruction.
+//!   origin all agree and say nothing), four levels (`two_bits`), or three levels with an
+//!   explicit zero for half of the dimensions (`one_and_half_bits`); scored by the Hamming (for
+//!   four levels: level) distance to the query's own code, or (asymmetric `query_encoding`) by an
+//!   8- or 4-bit query against the codes' reconstruction.
 
 pub mod binary;
 pub mod kernels;
@@ -226,12 +226,29 @@ impl Quantized {
     }
 
     pub fn prepare_query(&self, query: &[f32]) -> QueryCode {
+        let mut code = self.prepare_walk_query(query);
+        self.complete_query(query, &mut code);
+        code
+    }
+
+    /// What `walk_distance` needs of the query: for a binary codebook with an asymmetric query
+    /// its own code only, whose weight planes cost a 768-d search ~4 µs and matter only when
+    /// the walk's list is ranked (`complete_query`); `prepare_query`'s whole for the others.
+    pub fn prepare_walk_query(&self, query: &[f32]) -> QueryCode {
         if let Some(codebook) = &self.binary {
-            return QueryCode { code: Vec::new(), correction: 0.0, binary: Some(codebook.prepare_query(query)) };
+            return QueryCode { code: Vec::new(), correction: 0.0, binary: Some(codebook.prepare_own_code(query)) };
         }
         let mut code = vec![0u8; self.code_length];
         let correction = self.encode(query, &mut code);
         QueryCode { code, correction, binary: None }
+    }
+
+    /// Completes a `prepare_walk_query` for `distance` (nothing to add but for an asymmetric
+    /// binary query's weight planes).
+    pub fn complete_query(&self, query: &[f32], code: &mut QueryCode) {
+        if let (Some(codebook), Some(binary)) = (&self.binary, &mut code.binary) {
+            codebook.add_weight_planes(query, binary);
+        }
     }
 
     /// The stored row (code and its extra) of arena row `row`, if allocated (tests).
