@@ -1,13 +1,14 @@
 //! x86-64 code kernels behind `#[target_feature]`, handed out only after run-time detection.
 //! Each wrapper checks the lengths, so the unchecked pointer reads stay in bounds. Tails that do
-//! not fill a register: AVX-512 loads them masked; AVX2 sends the byte sums (u8 dot, L1) through
-//! the scalar twin and counts the bits of the last bytes itself, a byte at a time.
+//! not fill a register: AVX-512 loads them masked (`levels` excepted, see its kernel); AVX2 sends
+//! the byte sums (u8 dot, L1) through the scalar twin and counts the bits of the last bytes
+//! itself, a byte at a time.
 
 use super::kernels::{level_planes, levels_by_words, levels_of_planes, plane_count, scalar_dot_u8, scalar_l1_u8, CodeKernels};
 use std::arch::x86_64::*;
 
 /// AVX2 for the u8 kernels (widen to i16, multiply-add pairs; SAD for L1) and the POPCNT
-/// instruction, one 64-bit word at a time, for Hamming.
+/// instruction, one 64-bit word at a time, for the bit kernels.
 pub const AVX2: CodeKernels = CodeKernels {
     name: "avx2+popcnt",
     dot_u8: dot_u8_avx2,
@@ -18,7 +19,7 @@ pub const AVX2: CodeKernels = CodeKernels {
 };
 
 /// AVX-512 VNNI (VPDPBUSD: u8 × i8 → i32 in one instruction) for the dot product, AVX-512BW
-/// SAD for L1, VPOPCNTDQ for Hamming.
+/// SAD for L1, VPOPCNTDQ for the bit kernels.
 pub const AVX512_VNNI: CodeKernels = CodeKernels {
     name: "avx512vnni+vpopcntdq",
     dot_u8: dot_u8_vnni,
