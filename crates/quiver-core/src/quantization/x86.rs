@@ -1,8 +1,9 @@
 //! x86-64 code kernels behind `#[target_feature]`, handed out only after run-time detection.
 //! Each wrapper checks the lengths, so the unchecked pointer reads stay in bounds. Tails that do
-//! not fill a register: AVX-512 loads them masked (`levels` excepted, see its kernel); AVX2 sends
-//! the byte sums (u8 dot, L1) through the scalar twin and counts the bits of the last bytes
-//! itself, a byte at a time.
+//! not fill a register: the AVX-512 byte kernels (u8 dot, L1) load them masked, its bit kernels
+//! (Hamming, levels, plane dot) take a last 32 bytes whole and then words with POPCNT, since a
+//! masked 64-byte load spans the next row's unprefetched line; AVX2 sends the byte sums through
+//! the scalar twin and counts the bits of the last bytes itself, a byte at a time.
 
 use super::kernels::{level_planes, levels_by_words, levels_of_planes, plane_count, scalar_dot_u8, scalar_l1_u8, CodeKernels};
 use std::arch::x86_64::*;
@@ -38,6 +39,7 @@ pub fn available() -> Vec<CodeKernels> {
         && is_x86_feature_detected!("avx512bw")
         && is_x86_feature_detected!("avx512vnni")
         && is_x86_feature_detected!("avx512vpopcntdq")
+        && is_x86_feature_detected!("popcnt")
     {
         sets.push(AVX512_VNNI);
     }
@@ -207,11 +209,13 @@ unsafe fn plane_dot_popcnt_unchecked(planes: &[u8], code: &[u8], count: usize) -
 }
 
 // Each plane's popcounts stay in their lanes, shifted by the plane's weight, and the lanes are
-// summed once at the end: a horizontal sum per plane cost more than the plane's popcounts.
-#[target_feature(enable = "avx512f,avx512bw,avx512vpopcntdq")]
+// summed once at the end: a horizontal sum per plane cost more than the plane's popcounts. A
+// plane's last bytes as in `hamming_avx512_unchecked`: 32 at once, then words.
+#[target_feature(enable = "avx512f,avx512bw,avx512vpopcntdq,popcnt")]
 unsafe fn plane_dot_avx512_unchecked(planes: &[u8], code: &[u8], count: usize) -> u32 {
     let length = code.len();
     let mut total = _mm512_setzero_si512();
+    let mut rest = 0u32;
     for plane in 0..count {
         let (a, b) = (planes.as_ptr().add(plane * length), code.as_ptr());
         let mut sum = _mm512_setzero_si512();
@@ -222,15 +226,17 @@ unsafe fn plane_dot_avx512_unchecked(planes: &[u8], code: &[u8], count: usize) -
             sum = _mm512_add_epi64(sum, _mm512_popcnt_epi64(_mm512_and_si512(x, y)));
             offset += 64;
         }
-        if offset < length {
-            let mask = tail_mask(length - offset);
-            let x = _mm512_maskz_loadu_epi8(mask, a.add(offset) as *const i8);
-            let y = _mm512_maskz_loadu_epi8(mask, b.add(offset) as *const i8);
+        if offset + 32 <= length {
+            let x = _mm512_zextsi256_si512(_mm256_loadu_si256(a.add(offset) as *const __m256i));
+            let y = _mm512_zextsi256_si512(_mm256_loadu_si256(b.add(offset) as *const __m256i));
             sum = _mm512_add_epi64(sum, _mm512_popcnt_epi64(_mm512_and_si512(x, y)));
+            offset += 32;
         }
         total = _mm512_add_epi64(total, _mm512_sll_epi64(sum, _mm_cvtsi32_si128(plane as i32)));
+        let query = &planes[plane * length + offset..(plane + 1) * length];
+        rest += plane_dot_popcnt_unchecked(query, &code[offset..], 1) << plane;
     }
-    _mm512_reduce_add_epi64(total) as u32
+    _mm512_reduce_add_epi64(total) as u32 + rest
 }
 
 // VPDPBUSD multiplies unsigned bytes by signed ones. The right operand is shifted to signed
@@ -288,9 +294,10 @@ unsafe fn l1_u8_avx512_unchecked(left: &[u8], right: &[u8]) -> u32 {
 }
 
 // 64 bytes of each plane at a time, then 32 (a 768-d code's planes are 96 bytes), then the last
-// bytes a word at a time. Not a masked 64-byte load for the tail, as the other kernels take: it
-// spans the bytes after the plane, and the magnitude plane's are the next row's, which a walk
-// has not prefetched. A scratch profile put a third of this kernel's time on that load.
+// bytes a word at a time. Not a masked 64-byte load for the tail: it spans the bytes after the
+// plane, and the magnitude plane's are the next row's, which a walk has not prefetched. A scratch
+// profile put a third of this kernel's time on that load (bench/README.md, "Four levels for two
+// bits").
 #[target_feature(enable = "avx512f,avx512bw,avx512vpopcntdq")]
 unsafe fn levels_avx512_unchecked((left, right): ([&[u8]; 2], [&[u8]; 2])) -> u32 {
     let length = left[0].len();
@@ -320,7 +327,10 @@ unsafe fn levels_avx512_unchecked((left, right): ([&[u8]; 2], [&[u8]; 2])) -> u3
     _mm512_reduce_add_epi64(sum) as u32 + rest
 }
 
-#[target_feature(enable = "avx512f,avx512bw,avx512vpopcntdq")]
+// 64 bytes at a time, then 32, then the last bytes a word at a time (POPCNT): not a masked
+// 64-byte load, which spans the bytes after the code, the next row's in a walk, unprefetched
+// (as for `levels_avx512_unchecked`).
+#[target_feature(enable = "avx512f,avx512bw,avx512vpopcntdq,popcnt")]
 unsafe fn hamming_avx512_unchecked(left: &[u8], right: &[u8]) -> u32 {
     let length = left.len();
     let (a, b) = (left.as_ptr(), right.as_ptr());
@@ -332,11 +342,11 @@ unsafe fn hamming_avx512_unchecked(left: &[u8], right: &[u8]) -> u32 {
         sum = _mm512_add_epi64(sum, _mm512_popcnt_epi64(_mm512_xor_si512(x, y)));
         offset += 64;
     }
-    if offset < length {
-        let mask = tail_mask(length - offset);
-        let x = _mm512_maskz_loadu_epi8(mask, a.add(offset) as *const i8);
-        let y = _mm512_maskz_loadu_epi8(mask, b.add(offset) as *const i8);
+    if offset + 32 <= length {
+        let x = _mm512_zextsi256_si512(_mm256_loadu_si256(a.add(offset) as *const __m256i));
+        let y = _mm512_zextsi256_si512(_mm256_loadu_si256(b.add(offset) as *const __m256i));
         sum = _mm512_add_epi64(sum, _mm512_popcnt_epi64(_mm512_xor_si512(x, y)));
+        offset += 32;
     }
-    _mm512_reduce_add_epi64(sum) as u32
+    _mm512_reduce_add_epi64(sum) as u32 + hamming_popcnt_unchecked(&left[offset..], &right[offset..])
 }
