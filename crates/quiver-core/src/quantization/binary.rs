@@ -335,7 +335,8 @@ impl Codebook {
             agreement += (rebuilt - mean) as f64 * z;
         }
         // ŝ·z is a sum of non-negative terms (each level lies on z's side of the mean); it is 0
-        // only when every value sits in a zero band, and then q·ŝ is 0 whatever f is.
+        // only when every value sits in a zero band or on its mean, and then q·ŝ is 0 (or
+        // carries no information) whatever f is.
         let factor = if agreement > f64::EPSILON * centred_squared.max(1.0) { (centred_squared / agreement) as f32 } else { 1.0 };
         CodeExtra { bits, squared_norm: squared_norm as f32, factor }
     }
