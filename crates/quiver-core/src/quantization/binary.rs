@@ -133,8 +133,6 @@ pub struct Codebook {
     /// Their plane-1 thresholds, in the same order: +tσ_d (compared with z), or for four levels
     /// uσ_d (compared with |z|).
     upper: Vec<f32>,
-    /// Every dimension has four levels (`two_bits`), stored as a Gray code.
-    four_levels: bool,
     /// Reconstruction: base_d per dimension, then one weight per linear code bit (plane 0,
     /// plane 1).
     base: Vec<f32>,
@@ -245,11 +243,17 @@ impl Codebook {
                 weights[plane1 + position] = high - low;
             }
         }
-        Codebook { encoding, query_encoding, dimension, means, lower, extended, upper, four_levels, base, weights, plane_bytes }
+        Codebook { encoding, query_encoding, dimension, means, lower, extended, upper, base, weights, plane_bytes }
     }
 
     pub fn encoding(&self) -> BinaryEncoding {
         self.encoding
+    }
+
+    /// Every dimension has four levels (`two_bits`), stored as a Gray code.
+    #[inline(always)]
+    fn four_levels(&self) -> bool {
+        self.encoding == BinaryEncoding::TwoBits
     }
 
     pub fn query_encoding(&self) -> QueryEncoding {
@@ -264,7 +268,7 @@ impl Codebook {
     /// How far apart two codes can be at most, as the walk's distance counts: bits for the
     /// Hamming distance, levels (three per dimension) for four-level codes.
     pub fn bit_count(&self) -> usize {
-        if self.four_levels {
+        if self.four_levels() {
             3 * self.dimension
         } else {
             self.dimension + self.extended.len()
@@ -304,7 +308,7 @@ impl Codebook {
         let gathered: Vec<f32> = self
             .extended
             .iter()
-            .map(|d| centred.get(*d).map_or(f32::NEG_INFINITY, |z| if self.four_levels { z.abs() } else { *z }))
+            .map(|d| centred.get(*d).map_or(f32::NEG_INFINITY, |z| if self.four_levels() { z.abs() } else { *z }))
             .collect();
         pack_greater(&gathered, &self.upper, plane1);
         if !asymmetric {
@@ -347,7 +351,7 @@ impl Codebook {
     /// levels are base + 0, + w1, + w0, + w0 + w1 in order. Padding bits stay zero.
     fn linear_code(&self, code: &[u8], linear: &mut [u8]) {
         linear.copy_from_slice(code);
-        if !self.four_levels {
+        if !self.four_levels() {
             return;
         }
         // Four levels: every dimension has a second bit, in plane 0's order.
@@ -366,7 +370,7 @@ impl Codebook {
     /// a copy made on the stack (on the heap past `LINEAR_STACK_BYTES`).
     #[inline(always)]
     fn with_linear_code<R>(&self, code: &[u8], score: impl FnOnce(&[u8]) -> R) -> R {
-        if !self.four_levels {
+        if !self.four_levels() {
             return score(code);
         }
         let length = self.code_length();
@@ -456,7 +460,7 @@ impl Codebook {
     /// levels for two bits").
     #[inline(always)]
     pub fn hamming_distance(&self, kernels: &CodeKernels, metric: Metric, query: &BinaryQuery, code: &[u8]) -> f32 {
-        let differing = if self.four_levels { (kernels.levels)(&query.own, code) } else { (kernels.hamming)(&query.own, code) } as f32;
+        let differing = if self.four_levels() { (kernels.levels)(&query.own, code) } else { (kernels.hamming)(&query.own, code) } as f32;
         let bits = self.bit_count() as f32;
         match metric {
             // Matching bits estimate the cosine: 1 − 2·(differing / bits).
@@ -566,7 +570,7 @@ mod tests {
         let bit = |index: usize| (code[index / 8] >> (index % 8)) & 1 == 1;
         let start = 8 * codebook.plane_bytes[0];
         let mut values = codebook.base.clone();
-        if codebook.four_levels {
+        if codebook.four_levels() {
             for (d, value) in values.iter_mut().enumerate() {
                 let (w0, w1) = (codebook.weights[d], codebook.weights[start + d]);
                 // Gray code (sign, magnitude): −h, −l, +l, +h.
@@ -648,7 +652,8 @@ mod tests {
     fn linear_bits_one_by_one(codebook: &Codebook, code: &[u8]) -> u32 {
         let bit = |index: usize| (code[index / 8] >> (index % 8)) & 1 == 1;
         let start = 8 * codebook.plane_bytes[0];
-        let second = |position: usize, d: usize| if codebook.four_levels { bit(d) == bit(start + position) } else { bit(start + position) };
+        let second =
+            |position: usize, d: usize| if codebook.four_levels() { bit(d) == bit(start + position) } else { bit(start + position) };
         let first = (0..codebook.dimension).filter(|d| bit(*d)).count();
         (first + codebook.extended.iter().enumerate().filter(|(position, d)| second(*position, **d)).count()) as u32
     }
