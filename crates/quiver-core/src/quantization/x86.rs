@@ -105,15 +105,25 @@ fn hamming_avx512(left: &[u8], right: &[u8]) -> u32 {
     unsafe { hamming_avx512_unchecked(left, right) }
 }
 
-/// The first `count` (< 64) bytes of a 64-byte register: the AVX-512 kernels load a code's tail
-/// with it, so the bytes past the end read as zeros (a masked load does not touch them). The
-/// scalar twins, which the tails once went through, are bit by bit on purpose: through them the
-/// last 32 bytes of 768-d one-bit codes made a `scalar8bits` search five times slower
-/// (bench/README.md, "Code tails").
+/// The first `count` (< 64) bytes of a 64-byte register: the AVX-512 byte kernels (u8 dot, L1)
+/// load a code's tail with it, so the bytes past the end read as zeros (a masked load does not
+/// fault on them). The bit kernels do not: the span reaches into the next row's line (see
+/// `load32_widened`).
 #[inline(always)]
 fn tail_mask(count: usize) -> __mmask64 {
     debug_assert!(count < 64);
     (1u64 << count) - 1
+}
+
+/// 32 bytes at `pointer` in the low half of a register, the high half zero: how the AVX-512 bit
+/// kernels read a code's last 32 bytes. A masked 64-byte load there spans the bytes after the
+/// code, in a walk the next row's line, not prefetched; a profile put a third of the level
+/// kernel's time on it (bench/README.md, "Four levels for two bits"). What remains after these
+/// 32 bytes is counted a word at a time with POPCNT, not through the bit-by-bit twins, which
+/// made a 768-d one_bit `scalar8bits` search five times slower (bench/README.md, "Code tails").
+#[inline(always)]
+unsafe fn load32_widened(pointer: *const u8) -> __m512i {
+    _mm512_zextsi256_si512(_mm256_loadu_si256(pointer as *const __m256i))
 }
 
 #[target_feature(enable = "avx2")]
@@ -210,7 +220,7 @@ unsafe fn plane_dot_popcnt_unchecked(planes: &[u8], code: &[u8], count: usize) -
 
 // Each plane's popcounts stay in their lanes, shifted by the plane's weight, and the lanes are
 // summed once at the end: a horizontal sum per plane cost more than the plane's popcounts. A
-// plane's last bytes as in `hamming_avx512_unchecked`: 32 at once, then words.
+// plane's last bytes: 32 at once, then words (`load32_widened`).
 #[target_feature(enable = "avx512f,avx512bw,avx512vpopcntdq,popcnt")]
 unsafe fn plane_dot_avx512_unchecked(planes: &[u8], code: &[u8], count: usize) -> u32 {
     let length = code.len();
@@ -227,8 +237,7 @@ unsafe fn plane_dot_avx512_unchecked(planes: &[u8], code: &[u8], count: usize) -
             offset += 64;
         }
         if offset + 32 <= length {
-            let x = _mm512_zextsi256_si512(_mm256_loadu_si256(a.add(offset) as *const __m256i));
-            let y = _mm512_zextsi256_si512(_mm256_loadu_si256(b.add(offset) as *const __m256i));
+            let (x, y) = (load32_widened(a.add(offset)), load32_widened(b.add(offset)));
             sum = _mm512_add_epi64(sum, _mm512_popcnt_epi64(_mm512_and_si512(x, y)));
             offset += 32;
         }
@@ -294,11 +303,8 @@ unsafe fn l1_u8_avx512_unchecked(left: &[u8], right: &[u8]) -> u32 {
 }
 
 // 64 bytes of each plane at a time, then 32 (a 768-d code's planes are 96 bytes), then the last
-// bytes a word at a time. Not a masked 64-byte load for the tail: it spans the bytes after the
-// plane, and the magnitude plane's are the next row's, which a walk has not prefetched. A scratch
-// profile put a third of this kernel's time on that load (bench/README.md, "Four levels for two
-// bits").
-#[target_feature(enable = "avx512f,avx512bw,avx512vpopcntdq")]
+// bytes a word at a time (`load32_widened` says why not a masked load).
+#[target_feature(enable = "avx512f,avx512bw,avx512vpopcntdq,popcnt")]
 unsafe fn levels_avx512_unchecked((left, right): ([&[u8]; 2], [&[u8]; 2])) -> u32 {
     let length = left[0].len();
     let pointers = [left[0].as_ptr(), left[1].as_ptr(), right[0].as_ptr(), right[1].as_ptr()];
@@ -318,8 +324,7 @@ unsafe fn levels_avx512_unchecked((left, right): ([&[u8]; 2], [&[u8]; 2])) -> u3
     }
     if offset + 32 <= length {
         // Zero upper halves: equal on both sides, so they count nothing.
-        let half = |pointer: *const u8| _mm512_zextsi256_si512(_mm256_loadu_si256(pointer.add(offset) as *const __m256i));
-        sum = _mm512_add_epi64(sum, distance(pointers.map(half)));
+        sum = _mm512_add_epi64(sum, distance(pointers.map(|pointer| load32_widened(pointer.add(offset)))));
         offset += 32;
     }
     let ([left_signs, left_magnitudes], [right_signs, right_magnitudes]) = (left, right);
@@ -327,9 +332,7 @@ unsafe fn levels_avx512_unchecked((left, right): ([&[u8]; 2], [&[u8]; 2])) -> u3
     _mm512_reduce_add_epi64(sum) as u32 + rest
 }
 
-// 64 bytes at a time, then 32, then the last bytes a word at a time (POPCNT): not a masked
-// 64-byte load, which spans the bytes after the code, the next row's in a walk, unprefetched
-// (as for `levels_avx512_unchecked`).
+// 64 bytes at a time, then 32, then the last bytes a word at a time (`load32_widened`).
 #[target_feature(enable = "avx512f,avx512bw,avx512vpopcntdq,popcnt")]
 unsafe fn hamming_avx512_unchecked(left: &[u8], right: &[u8]) -> u32 {
     let length = left.len();
@@ -343,8 +346,7 @@ unsafe fn hamming_avx512_unchecked(left: &[u8], right: &[u8]) -> u32 {
         offset += 64;
     }
     if offset + 32 <= length {
-        let x = _mm512_zextsi256_si512(_mm256_loadu_si256(a.add(offset) as *const __m256i));
-        let y = _mm512_zextsi256_si512(_mm256_loadu_si256(b.add(offset) as *const __m256i));
+        let (x, y) = (load32_widened(a.add(offset)), load32_widened(b.add(offset)));
         sum = _mm512_add_epi64(sum, _mm512_popcnt_epi64(_mm512_xor_si512(x, y)));
         offset += 32;
     }
