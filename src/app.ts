@@ -15,6 +15,7 @@ import { registerRequestArrivals } from './http/request-arrivals.js';
 import { requestBegun } from './native/index.js';
 import { registerRoutes } from './http/routes.js';
 import { typeboxValidatorCompiler } from './http/validation.js';
+import { deferredRequestLogger } from './http/request-logger.js';
 import { createLogger } from './logging.js';
 // Monitoring (docs/api.md §13): probes, /metrics, /telemetry, progress logs.
 import { randomUUID } from 'node:crypto';
@@ -72,6 +73,8 @@ export function buildApp(config: Config, options: BuildOptions = {}): FastifyIns
     loggerInstance: logger,
     // Per-request logs would cost more than a search; failures are still logged.
     logController: new LogController({ disableRequestLogging: true }),
+    // So each request's logger is made only if something is logged through it.
+    childLoggerFactory: deferredRequestLogger,
     bodyLimit: bodyLimitBytes,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength },
     frameworkErrors: frameworkErrorHandler(maxParamLength),
