@@ -40,7 +40,8 @@ export function registerMonitoring(app: FastifyInstance, parts: MonitoringParts)
     // The kind the error handler will answer with (a framework error maps as it does there).
     errorKinds.set(request, toQuiverError(error, 0).kind);
   });
-  app.addHook('onResponse', async (request, reply) => {
+  // A callback hook: counting never waits, and an async hook costs every response a promise.
+  app.addHook('onResponse', (request, reply, done) => {
     const route = routeTemplateLabel(request.is404 ? undefined : request.routeOptions.url);
     const status = reply.statusCode;
     const milliseconds = reply.elapsedTime;
@@ -48,6 +49,7 @@ export function registerMonitoring(app: FastifyInstance, parts: MonitoringParts)
     const errorKind = errorKinds.get(request);
     parts.metrics.recordResponse({ method: request.method, route, status, seconds: milliseconds / 1000, ...(errorKind ? { errorKind } : {}) });
     if (route !== unmatchedRoute) parts.requests.record(request.method, route, status, milliseconds * 1000);
+    done();
   });
 
   app.get(

@@ -11,11 +11,12 @@ export function registerReadinessGuard(app: FastifyInstance, engine: Engine): ()
   app.addHook('preClose', async () => {
     closing = true;
   });
-  app.addHook('onRequest', async (request) => {
+  // A callback hook (fastify passes a synchronous throw on as the request's error): an async
+  // one would cost every request a promise and a microtask for a check that never waits.
+  app.addHook('onRequest', (request, _reply, done) => {
     if (closing && !request.routeOptions.config?.quiver?.probe) throw errors.shuttingDown();
-    if (request.is404) return;
-    if (request.routeOptions.config?.quiver?.beforeReady) return;
-    engine.assertReady();
+    if (!request.is404 && !request.routeOptions.config?.quiver?.beforeReady) engine.assertReady();
+    done();
   });
   return () => closing;
 }
