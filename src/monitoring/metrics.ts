@@ -4,9 +4,10 @@
 // only when scraped, through collect() callbacks, so the hot path pays nothing for it. Label
 // values are bounded: route templates (never raw paths), a fixed set of methods, statuses,
 // error kinds, and collection and vector names (bounded by the collections that exist).
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import type { CollectionStatistics } from '../engine/collection.js';
 import { apiVersion, packageVersion } from '../version.js';
+import { countFromTally, registerTallyHistogram, ResponseTally } from './response-tally.js';
 
 /** What one response contributes. `route` is the template (`/collections/{collection_name}`). */
 export interface ResponseRecord {
@@ -82,8 +83,8 @@ const storageTimeoutMs = 2_000;
 
 export class ServerMetrics {
   readonly registry = new Registry();
-  private readonly requests: Counter<'method' | 'route' | 'status'>;
-  private readonly durations: Histogram<'method' | 'route' | 'status'>;
+  /** Every finished response, read by the requests and durations families when scraped. */
+  private readonly responses = new ResponseTally([0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30]);
   private readonly errors: Counter<'kind' | 'status'>;
   private readonly authFailures: Counter<'reason'>;
   private readonly now: () => number;
@@ -110,14 +111,17 @@ export class ServerMetrics {
       },
     });
 
-    this.requests = new Counter({ name: 'quiverdb_http_requests_total', help: 'HTTP responses by method, route template and status', labelNames: ['method', 'route', 'status'], registers });
-    this.durations = new Histogram({
-      name: 'quiverdb_http_request_duration_seconds',
-      help: 'Time from a request arriving to its response, by method, route template and status',
+    const responses = this.responses;
+    new Counter({
+      name: 'quiverdb_http_requests_total',
+      help: 'HTTP responses by method, route template and status',
       labelNames: ['method', 'route', 'status'],
-      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
       registers,
+      collect() {
+        countFromTally(this, responses);
+      },
     });
+    registerTallyHistogram(this.registry, 'quiverdb_http_request_duration_seconds', 'Time from a request arriving to its response, by method, route template and status', responses);
     this.errors = new Counter({ name: 'quiverdb_http_errors_total', help: 'Error responses by error kind (src/errors.ts) and status', labelNames: ['kind', 'status'], registers });
     this.authFailures = new Counter({
       name: 'quiverdb_auth_failures_total',
@@ -143,9 +147,7 @@ export class ServerMetrics {
 
   /** One finished response: counts it, times it, and counts errors and refused credentials. */
   recordResponse(record: ResponseRecord): void {
-    const labels = { method: methodLabel(record.method), route: record.route, status: String(record.status) };
-    this.requests.inc(labels);
-    this.durations.observe(labels, record.seconds);
+    this.responses.record(methodLabel(record.method), record.route, record.status, record.seconds);
     if (record.errorKind !== undefined) this.errors.inc({ kind: record.errorKind, status: String(record.status) });
     if (record.status === 401) this.authFailures.inc({ reason: 'unauthorized' });
     else if (record.status === 403) this.authFailures.inc({ reason: 'forbidden' });
