@@ -2,6 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import { parseJson } from '../json/parse.js';
 import { parseUpsertBody } from '../json/upsert-body-parser.js';
+import { scoredAnswerText } from '../json/scored-answer-text.js';
 import { serializeJson } from '../json/serialize.js';
 import { exchangeContentType, exchangedBody } from './in-process-exchange.js';
 
@@ -36,5 +37,6 @@ export function registerJsonBody(app: FastifyInstance): void {
       done(error as Error, undefined);
     }
   });
-  app.setReplySerializer((payload) => serializeJson(payload));
+  // The commonest answer, a plain search's, has a writer of its own (scored-answer-text.ts).
+  app.setReplySerializer((payload) => scoredAnswerText(payload) ?? serializeJson(payload));
 }
