@@ -9,7 +9,8 @@ export function registerCollectionNameGuard(app: FastifyInstance): void {
   app.addHook('preValidation', (request, _reply, done) => {
     const name = (request.params as { collection_name?: unknown } | undefined)?.collection_name;
     // Only the length: other rules of the name stay the create route's own.
-    if (typeof name === 'string' && [...name].length > maximumLength) validateCollectionName(name, maximumLength);
+    // A name has no more code points than UTF-16 units: only a long one is counted out.
+    if (typeof name === 'string' && name.length > maximumLength && [...name].length > maximumLength) validateCollectionName(name, maximumLength);
     done();
   });
 }
