@@ -67,3 +67,30 @@ describe('filtered nearest == exact nearest over the accepted points', () => {
     expect(recalled / 50).toBeGreaterThanOrEqual(0.9);
   });
 });
+
+describe('filtered searches in flight together', () => {
+  it('concurrent filtered searches each answer from their own filter while filter memory is reused between them', async () => {
+    // Each request's filter sets go back for reuse when it has answered (src/points/slot-set.ts):
+    // with many in flight at once and filters of different sizes, a set given back too early
+    // would show here as a point of another filter, or a missing one.
+    const filters: [string, (id: number) => boolean, unknown][] = [
+      ['one', (id) => tags[id]!.includes('one'), { must: [{ key: 'tag', match: { value: 'one' } }] }],
+      ['ten', (id) => tags[id]!.includes('ten'), { must: [{ key: 'tag', match: { value: 'ten' } }] }],
+      ['not half', (id) => !tags[id]!.includes('half'), { must_not: [{ key: 'tag', match: { value: 'half' } }] }],
+      ['one or half', (id) => tags[id]!.includes('one') || tags[id]!.includes('half'), { should: [{ key: 'tag', match: { value: 'one' } }, { key: 'tag', match: { value: 'half' } }] }],
+    ];
+    const random = mulberry32(77);
+    const asked = Array.from({ length: 120 }, (_, position) => ({ query: Array.from({ length: dimension }, () => random()), filter: filters[position % filters.length]! }));
+    for (const name of ['plain', 'indexed']) {
+      const answers = await Promise.all(
+        asked.map(({ query, filter }) => server.request('POST', `/collections/${name}/points/search`, { vector: query, filter: filter[2], limit: 10, params: { exact: true } })),
+      );
+      answers.forEach((answer, position) => {
+        const { query, filter } = asked[position]!;
+        expect(answer.status).toBe(200);
+        const ids = (answer.body.result as { id: number }[]).map((point) => point.id);
+        expect([name, filter[0], ids]).toEqual([name, filter[0], bruteForce(query, filter[1], 10)]);
+      });
+    }
+  });
+});

@@ -46,7 +46,7 @@ function filterIndexable(filter: Filter, planner: Planner): boolean {
 function answer(condition: Condition, planner: Planner): IndexAnswer | undefined {
   const { target } = planner;
   if (condition.kind === 'has_id') {
-    const slots = new SlotSet(target.slotCapacity);
+    const slots = SlotSet.take(target.slotCapacity);
     const live = target.liveSlots();
     for (const idKey of condition.ids) {
       const slot = target.slotOfIdKey(idKey);
@@ -96,6 +96,8 @@ function resolve(filter: Filter, universe: SlotSet, planner: Planner): SlotSet {
     const indexed = answer(condition, planner);
     if (indexed) candidates.intersect(indexed.slots);
     if (!indexed?.exact) mustChecks.push(condition);
+    // Answers are fresh sets, read once here: their memory goes back for the next (slot-set.ts).
+    indexed?.slots.giveBack();
   }
 
   const mustNotChecks: Condition[] = [];
@@ -103,14 +105,20 @@ function resolve(filter: Filter, universe: SlotSet, planner: Planner): SlotSet {
     const indexed = indexable(condition, planner) ? answer(condition, planner) : undefined;
     if (indexed?.exact) candidates.subtract(indexed.slots);
     else mustNotChecks.push(condition);
+    indexed?.slots.giveBack();
   }
 
   let checkShould = false;
   if (filter.should.length > 0) {
     if (filter.should.every((condition) => indexable(condition, planner))) {
-      const union = new SlotSet(candidates.capacity);
-      for (const condition of filter.should) union.union(answer(condition, planner)!.slots);
+      const union = SlotSet.take(candidates.capacity);
+      for (const condition of filter.should) {
+        const part = answer(condition, planner)!.slots;
+        union.union(part);
+        part.giveBack();
+      }
       candidates.intersect(union);
+      union.giveBack();
     } else {
       checkShould = true;
     }
@@ -120,7 +128,9 @@ function resolve(filter: Filter, universe: SlotSet, planner: Planner): SlotSet {
   if (filter.minShould && filter.minShould.minCount > 0) {
     const { conditions, minCount } = filter.minShould;
     if (conditions.every((condition) => indexable(condition, planner))) {
-      candidates = keepAtLeast(candidates, conditions.map((condition) => answer(condition, planner)!.slots), minCount);
+      const answers = conditions.map((condition) => answer(condition, planner)!.slots);
+      candidates = keepAtLeast(candidates, answers, minCount);
+      for (const slots of answers) slots.giveBack();
     } else {
       checkMinShould = true;
     }
@@ -129,7 +139,7 @@ function resolve(filter: Filter, universe: SlotSet, planner: Planner): SlotSet {
   for (const group of groups) candidates = resolve(group, candidates, planner);
 
   if (mustChecks.length === 0 && mustNotChecks.length === 0 && !checkShould && !checkMinShould) return candidates;
-  const kept = new SlotSet(candidates.capacity);
+  const kept = SlotSet.take(candidates.capacity);
   const { target, evaluation } = planner;
   candidates.forEach((slot) => {
     const point = target.point(slot);
@@ -184,7 +194,9 @@ export function estimateCount(filter: Filter | undefined, target: FilterTarget):
   const candidates = live.clone();
   for (const condition of filter.must) {
     if (!indexable(condition, planner)) continue;
-    candidates.intersect(answer(condition, planner)!.slots);
+    const slots = answer(condition, planner)!.slots;
+    candidates.intersect(slots);
+    slots.giveBack();
   }
   const slots = candidates.toArray();
   if (slots.length <= estimateSampleSize) return resolve(filter, candidates, planner).size;

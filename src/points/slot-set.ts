@@ -12,12 +12,59 @@ function popcount(word: number): number {
   return (((bits + (bits >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
 }
 
+/**
+ * Word arrays of sets given back (`giveBack`), by capacity, for `take` to hand out again. A
+ * filtered search at 100k slots made two 16 KiB sets per request and dropped them; V8 counts an
+ * ArrayBuffer's memory as external, and at a few thousand requests a second those drove every
+ * scavenge ("external memory pressure") and a mark-compact every ~150 ms (bench/README.md,
+ * "Filtered search's external memory"). Bounded: at most `spareByteLimit` bytes wait here.
+ */
+const spareWords = new Map<number, Uint32Array[]>();
+let spareBytes = 0;
+const spareByteLimit = 8 * 1024 * 1024;
+
 export class SlotSet {
   readonly words: Uint32Array;
 
-  /** An empty set able to hold slots 0 .. capacity-1. */
-  constructor(readonly capacity: number) {
-    this.words = new Uint32Array(Math.ceil(capacity / 32));
+  /**
+   * An empty set able to hold slots 0 .. capacity-1. `cleared`: zeroed words of that capacity,
+   * passed by `take` only (one constructor keeps every set of one shape for V8).
+   */
+  constructor(
+    readonly capacity: number,
+    cleared?: Uint32Array,
+  ) {
+    this.words = cleared ?? new Uint32Array(Math.ceil(capacity / 32));
+  }
+
+  /** An empty set of `capacity`, in the memory of one given back if there is one. */
+  static take(capacity: number): SlotSet {
+    const words = spareWords.get(capacity)?.pop();
+    if (words === undefined) return new SlotSet(capacity);
+    spareBytes -= words.byteLength;
+    words.fill(0);
+    return new SlotSet(capacity, words);
+  }
+
+  /**
+   * Gives the set's memory back for `take`. Only the set's sole holder may call it, once, and
+   * nothing may read or write the set afterwards (the kernel included: give back only after the
+   * search that read it has answered).
+   */
+  giveBack(): void {
+    if (spareBytes + this.words.byteLength > spareByteLimit) return;
+    let spares = spareWords.get(this.capacity);
+    if (spares === undefined) {
+      spares = [];
+      spareWords.set(this.capacity, spares);
+    }
+    spares.push(this.words);
+    spareBytes += this.words.byteLength;
+  }
+
+  /** Bytes of given-back sets waiting for `take` (for the tests). */
+  static spareBytes(): number {
+    return spareBytes;
   }
 
   static fromSlots(capacity: number, slots: Iterable<number>): SlotSet {
@@ -57,7 +104,7 @@ export class SlotSet {
   }
 
   clone(): SlotSet {
-    const copy = new SlotSet(this.capacity);
+    const copy = SlotSet.take(this.capacity);
     copy.words.set(this.words);
     return copy;
   }

@@ -54,6 +54,8 @@ export class QueryRun {
     this.excluded = exampleIdKeys(plan, this.collection.name);
     this.idfStatistics = plan.idfStatistics;
     const output = await this.stage(plan, [], plan.limit + plan.offset);
+    // Every stage has answered, so no kernel search still reads a filter's slots.
+    this.filters.release();
     return { order: output.order, points: plan.offset > 0 ? output.points.slice(plan.offset) : output.points };
   }
 

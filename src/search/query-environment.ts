@@ -12,6 +12,8 @@ export interface SlotSet {
   has(slot: number): boolean;
   clone(): SlotSet;
   intersect(other: SlotSet): SlotSet;
+  /** Its memory back to the filter module for reuse; only its sole holder, once, when done with it. */
+  giveBack(): void;
 }
 
 /** What the executor needs from the world outside one collection. */

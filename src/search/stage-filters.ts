@@ -12,6 +12,8 @@ export interface FilterUse {
 
 export class StageFilters {
   private readonly planned = new Map<unknown, Promise<SlotSet>>();
+  /** Every set this run planned or combined, given back by `release`. */
+  private readonly made = new Set<SlotSet>();
 
   constructor(
     private readonly collection: Collection,
@@ -28,9 +30,21 @@ export class StageFilters {
         this.planned.set(use.filter, pending);
       }
       const slots = await pending;
+      this.made.add(slots);
       combined = combined ? combined.clone().intersect(slots) : slots;
+      this.made.add(combined);
     }
     return combined;
+  }
+
+  /**
+   * Gives back every set this run made, once its answer is complete: no search that read one
+   * is still running then (a failed run keeps them, in case one is). Not to be called before.
+   */
+  release(): void {
+    for (const slots of this.made) slots.giveBack();
+    this.made.clear();
+    this.planned.clear();
   }
 }
 

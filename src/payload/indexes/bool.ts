@@ -25,7 +25,7 @@ export class BoolIndex implements PayloadIndex {
 
   answer(condition: FieldCondition, capacity: number): IndexAnswer | undefined {
     if (condition.kind !== 'match_value' || typeof condition.value !== 'boolean') return undefined;
-    return { slots: this.postings.collect([condition.value ? 1 : 0], new SlotSet(capacity)), exact: true };
+    return { slots: this.postings.collect([condition.value ? 1 : 0], SlotSet.take(capacity)), exact: true };
   }
 
   estimate(condition: FieldCondition): number | undefined {

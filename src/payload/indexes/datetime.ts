@@ -41,7 +41,7 @@ export class DatetimeIndex implements OrderedIndex {
 
   answer(condition: FieldCondition, capacity: number): IndexAnswer | undefined {
     const span = this.rangePositions(condition);
-    return span ? { slots: this.ordered.collectRange(span[0], span[1], new SlotSet(capacity)), exact: true } : undefined;
+    return span ? { slots: this.ordered.collectRange(span[0], span[1], SlotSet.take(capacity)), exact: true } : undefined;
   }
 
   estimate(condition: FieldCondition): number | undefined {

@@ -115,7 +115,7 @@ export class GeoIndex implements PayloadIndex {
   answer(condition: FieldCondition, capacity: number): IndexAnswer | undefined {
     const shape = this.shape(condition);
     if (!shape) return undefined;
-    const slots = new SlotSet(capacity);
+    const slots = SlotSet.take(capacity);
     for (const cell of this.cellsFor(shape.boxes)) {
       const members = this.cells.get(cell);
       if (!members) continue;

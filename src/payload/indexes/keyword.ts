@@ -57,11 +57,11 @@ export class KeywordIndex implements PayloadIndex {
   answer(condition: FieldCondition, capacity: number): IndexAnswer | undefined {
     if (condition.kind === 'match_prefix') {
       if (this.type !== 'keyword') return undefined;
-      return { slots: this.postings.collect(this.prefixValues(condition.prefix), new SlotSet(capacity)), exact: true };
+      return { slots: this.postings.collect(this.prefixValues(condition.prefix), SlotSet.take(capacity)), exact: true };
     }
     const lookups = this.lookups(condition);
     if (!lookups) return undefined;
-    return { slots: this.postings.collect(lookups, new SlotSet(capacity)), exact: true };
+    return { slots: this.postings.collect(lookups, SlotSet.take(capacity)), exact: true };
   }
 
   estimate(condition: FieldCondition): number | undefined {

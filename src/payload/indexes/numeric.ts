@@ -73,9 +73,9 @@ export class NumericIndex implements OrderedIndex {
 
   answer(condition: FieldCondition, capacity: number): IndexAnswer | undefined {
     const lookups = this.lookups(condition);
-    if (lookups) return { slots: this.exact.collect(lookups, new SlotSet(capacity)), exact: true };
+    if (lookups) return { slots: this.exact.collect(lookups, SlotSet.take(capacity)), exact: true };
     const span = this.rangePositions(condition);
-    if (span) return { slots: this.ordered.collectRange(span[0], span[1], new SlotSet(capacity)), exact: true };
+    if (span) return { slots: this.ordered.collectRange(span[0], span[1], SlotSet.take(capacity)), exact: true };
     return undefined;
   }
 

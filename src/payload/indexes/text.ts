@@ -31,7 +31,7 @@ export class TextIndex implements PayloadIndex {
 
   answer(condition: FieldCondition, capacity: number): IndexAnswer | undefined {
     if (condition.kind !== 'match_text') return undefined;
-    const slots = new SlotSet(capacity);
+    const slots = SlotSet.take(capacity);
     const terms = [...new Set(queryTerms(condition.text, this.options))];
     if (terms.length === 0) return { slots, exact: true };
     if (condition.mode === 'text_any') return { slots: this.postings.collect(terms, slots), exact: true };
