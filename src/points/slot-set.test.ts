@@ -20,6 +20,12 @@ describe('slot set memory', () => {
 
     // Nothing waits now: the next set of that capacity is new memory.
     expect(SlotSet.take(capacity).words).not.toBe(memory);
+
+    // Given back twice, a set's memory still goes to one set only.
+    again.giveBack();
+    again.giveBack();
+    expect(SlotSet.take(capacity).words).toBe(memory);
+    expect(SlotSet.take(capacity).words).not.toBe(memory);
   });
 
   it('a clone is a copy in memory of its own', () => {

@@ -25,6 +25,7 @@ const spareByteLimit = 8 * 1024 * 1024;
 
 export class SlotSet {
   readonly words: Uint32Array;
+  private givenBack = false;
 
   /**
    * An empty set able to hold slots 0 .. capacity-1. `cleared`: zeroed words of that capacity,
@@ -52,6 +53,9 @@ export class SlotSet {
    * search that read it has answered).
    */
   giveBack(): void {
+    // A second call would hand the same memory to two sets.
+    if (this.givenBack) return;
+    this.givenBack = true;
     if (spareBytes + this.words.byteLength > spareByteLimit) return;
     let spares = spareWords.get(this.capacity);
     if (spares === undefined) {
