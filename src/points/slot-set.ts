@@ -23,28 +23,33 @@ const spareWords = new Map<number, Uint32Array[]>();
 let spareBytes = 0;
 const spareByteLimit = 8 * 1024 * 1024;
 
+/** Words of a given-back set of `capacity`, as they were left, taken off the spare list; undefined if none waits. */
+function spareWordsOf(capacity: number): Uint32Array | undefined {
+  const words = spareWords.get(capacity)?.pop();
+  if (words !== undefined) spareBytes -= words.byteLength;
+  return words;
+}
+
 export class SlotSet {
   readonly words: Uint32Array;
   private givenBack = false;
 
   /**
-   * An empty set able to hold slots 0 .. capacity-1. `cleared`: zeroed words of that capacity,
-   * passed by `take` only (one constructor keeps every set of one shape for V8).
+   * An empty set able to hold slots 0 .. capacity-1. `words`: given-back words of that capacity,
+   * passed by `take` (cleared) and `clone` (overwritten) only; one constructor keeps every set of
+   * one shape for V8.
    */
   constructor(
     readonly capacity: number,
-    cleared?: Uint32Array,
+    words?: Uint32Array,
   ) {
-    this.words = cleared ?? new Uint32Array(Math.ceil(capacity / 32));
+    this.words = words ?? new Uint32Array(Math.ceil(capacity / 32));
   }
 
   /** An empty set of `capacity`, in the memory of one given back if there is one. */
   static take(capacity: number): SlotSet {
-    const words = spareWords.get(capacity)?.pop();
-    if (words === undefined) return new SlotSet(capacity);
-    spareBytes -= words.byteLength;
-    words.fill(0);
-    return new SlotSet(capacity, words);
+    const words = spareWordsOf(capacity);
+    return words === undefined ? new SlotSet(capacity) : new SlotSet(capacity, words.fill(0));
   }
 
   /**
@@ -108,9 +113,15 @@ export class SlotSet {
   }
 
   clone(): SlotSet {
-    const copy = SlotSet.take(this.capacity);
-    copy.words.set(this.words);
-    return copy;
+    // Spare words need no clearing here: the copy overwrites every one.
+    const spare = spareWordsOf(this.capacity);
+    if (spare === undefined) {
+      const copy = new SlotSet(this.capacity);
+      copy.words.set(this.words);
+      return copy;
+    }
+    spare.set(this.words);
+    return new SlotSet(this.capacity, spare);
   }
 
   /** In place: keeps only slots also in `other`. */
