@@ -2,8 +2,9 @@
 // (one per app, so tests can build several). Requests are counted as they finish, in a plain
 // tally the requests and duration families read when scraped (response-tally.ts); everything
 // about collections, the kernel and storage is read only when scraped, through collect()
-// callbacks, so the hot path pays nothing for it. Label values are bounded: route templates (never raw paths), a fixed set of methods, statuses,
-// error kinds, and collection and vector names (bounded by the collections that exist).
+// callbacks, so the hot path pays nothing for it. Label values are bounded: route templates
+// (never raw paths), a fixed set of methods, statuses, error kinds, and collection and vector
+// names (bounded by the collections that exist).
 import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import type { CollectionStatistics } from '../engine/collection.js';
 import { apiVersion, packageVersion } from '../version.js';
