@@ -72,7 +72,7 @@ function keepAtLeast(candidates: SlotSet, answers: SlotSet[], minCount: number):
       if (candidates.has(slot)) counts[slot] = Math.min(65_535, counts[slot]! + 1);
     });
   }
-  const kept = new SlotSet(candidates.capacity);
+  const kept = SlotSet.take(candidates.capacity);
   candidates.forEach((slot) => {
     if (counts[slot]! >= minCount) kept.add(slot);
   });
@@ -200,7 +200,7 @@ export function estimateCount(filter: Filter | undefined, target: FilterTarget):
   }
   const slots = candidates.toArray();
   if (slots.length <= estimateSampleSize) return resolve(filter, candidates, planner).size;
-  const sample = new SlotSet(target.slotCapacity);
+  const sample = SlotSet.take(target.slotCapacity);
   const stride = slots.length / estimateSampleSize;
   for (let position = 0; position < estimateSampleSize; position += 1) sample.add(slots[Math.floor(position * stride)]!);
   const passed = resolve(filter, sample, planner).size;
