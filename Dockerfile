@@ -40,4 +40,4 @@ VOLUME ["/storage"]
 EXPOSE 6573 6574
 # The launcher of the server's bundle (scripts/build-server.mjs), under the V8 flags its code cache
 # was made with (src/start/node-flags.ts); dist/main.js runs the same code unbundled.
-CMD ["node", "--max-semi-space-size=64", "dist/server/main.js"]
+CMD ["node", "--max-semi-space-size=64", "--initial-old-space-size=128", "dist/server/main.js"]

@@ -119,6 +119,7 @@ describe('the bundled server (npm start)', () => {
     const command = /^CMD (.+)$/m.exec(readFileSync(join(projectRoot, 'Dockerfile'), 'utf8'))?.[1];
     expect(JSON.parse(command ?? 'null')).toEqual(shipped);
     expect(serverNodeFlags).toContain('--max-semi-space-size=64');
+    expect(serverNodeFlags).toContain('--initial-old-space-size=128');
   });
 
   it('bundle — a start under other V8 flags compiles without the code cache and leaves it as the build wrote it', async () => {

@@ -11,7 +11,16 @@
 // requests per second, with a shorter p99; at 768-d it is level (docs/architecture.md §23, "The
 // young generation").
 // An idle server's young generation shrinks back.
-export const serverNodeFlags: readonly string[] = ['--max-semi-space-size=64'];
+//
+// An old generation whose first limit is 128 MiB: V8 otherwise starts with a limit just above the
+// small live heap of a fresh server (~13–15 MB used at 768-d), so the few MB each busy second
+// promotes (parsed 768-number vectors of requests in flight) started a mark-compact every second
+// or so, with 8–20 ms pauses in the tail of every request waiting. With 128 MiB, bench:http's
+// 768-d load at 64 connections ran 0–1 mark-compacts per 8 s instead of 4–13, and its p99 was
+// shorter in 7 of 8 alternating pairs; the price is up to ~70 MB more resident memory before
+// the first collection (docs/architecture.md §23, "The old generation's first limit"). Past the
+// first limit V8 sizes the old generation by its own rules, as before.
+export const serverNodeFlags: readonly string[] = ['--max-semi-space-size=64', '--initial-old-space-size=128'];
 
 /** True when this process was started with exactly the shipped flags and nothing else. */
 export function startedWithServerFlags(execArguments: readonly string[], nodeOptions: string | undefined): boolean {
