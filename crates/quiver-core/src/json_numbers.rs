@@ -19,8 +19,7 @@ pub fn read_number_array_rest(text: &[u8], into: &mut [f64]) -> Option<(usize, u
     let mut position = skip_whitespace(text, 0);
     let mut count = 0;
     loop {
-        let end = number_end(text, position)?;
-        let value = read_number(&text[position..end])?;
+        let (value, end) = read_number_at(text, position)?;
         if !value.is_finite() {
             return None;
         }
@@ -114,62 +113,88 @@ fn utf16_units_led_by(byte: u8) -> usize {
 const EXACT_POWERS_OF_TEN: [f64; 23] =
     [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22];
 
-/// The double nearest to a literal `number_end` accepted. Most literals (`-0.1234`, `3e-5`) have
-/// at most 15 significant digits and a small exponent: their digits make an exact double and one
-/// correctly rounded multiplication or division by an exact power of ten gives the nearest one
-/// (Clinger's fast path), without Rust's general parse, which costs several times as much. The
-/// rest take that parse.
-fn read_number(literal: &[u8]) -> Option<f64> {
-    // numpy's float32-as-double literals (`-0.012345678359270096`) are longer than any the fast
-    // path takes but for leading zeros: straight to the general parse, without a scan first.
-    if literal.len() > 18 {
-        return general_parse(literal);
-    }
-    let (negative, body) = match literal.split_first() {
-        Some((b'-', rest)) => (true, rest),
-        _ => (false, literal),
-    };
+/// The JSON number starting at `start`, if one does: the double nearest to it and the position
+/// just after it. One pass checks JSON's grammar and gathers the digits (reading the literal
+/// twice, once for its end and once for its value, cost a 768-number query ~26 µs of the JS
+/// thread; bench/README.md, "Query numbers read in one pass"). Most literals (`-0.1234`,
+/// `3e-5`) have at most 15 significant digits and a small exponent: their digits make an exact
+/// double and one correctly rounded multiplication or division by an exact power of ten gives
+/// the nearest one (Clinger's fast path), without Rust's general parse, which costs several
+/// times as much. The rest take that parse.
+fn read_number_at(text: &[u8], start: usize) -> Option<(f64, usize)> {
+    let mut position = start;
+    let negative = text.get(position) == Some(&b'-');
+    position += usize::from(negative);
+    // Digits past 19 wrap `mantissa`; `significant` then sends the literal to the general parse.
     let mut mantissa: u64 = 0;
-    let mut significant = 0;
-    let mut exponent: i32 = 0;
-    let mut position = 0;
-    let mut after_point = false;
-    while let Some(&byte) = body.get(position) {
-        match byte {
-            b'0'..=b'9' => {
-                if mantissa != 0 || byte != b'0' {
-                    significant += 1;
-                }
-                if significant > 15 {
-                    return general_parse(literal);
-                }
-                mantissa = mantissa * 10 + u64::from(byte - b'0');
-                exponent -= i32::from(after_point);
+    let mut significant: u32 = 0;
+    match text.get(position)? {
+        b'0' => position += 1,
+        b'1'..=b'9' => {
+            while let Some(digit) = digit_at(text, position) {
+                mantissa = mantissa.wrapping_mul(10).wrapping_add(digit);
+                significant += 1;
+                position += 1;
             }
-            b'.' => after_point = true,
-            _ => break,
         }
-        position += 1;
+        _ => return None,
     }
-    if let Some(b'e' | b'E') = body.get(position) {
-        let written = std::str::from_utf8(&body[position + 1..]).ok()?.parse::<i32>();
-        match written {
-            Ok(written) if written.abs() <= 400 => exponent += written,
-            _ => return general_parse(literal),
+    let mut exponent: i64 = 0;
+    if text.get(position) == Some(&b'.') {
+        position += 1;
+        let fraction_start = position;
+        while let Some(digit) = digit_at(text, position) {
+            mantissa = mantissa.wrapping_mul(10).wrapping_add(digit);
+            // Zeros before the first non-zero digit (`0.00012`) are not significant.
+            significant += u32::from(mantissa != 0);
+            position += 1;
         }
+        if position == fraction_start {
+            return None;
+        }
+        exponent = -((position - fraction_start) as i64);
+    }
+    if let Some(b'e' | b'E') = text.get(position) {
+        position += 1;
+        let exponent_negative = text.get(position) == Some(&b'-');
+        position += usize::from(matches!(text.get(position), Some(b'+' | b'-')));
+        let digits_start = position;
+        let mut written: i64 = 0;
+        while let Some(digit) = digit_at(text, position) {
+            // Held at a million: far beyond any double's range either way, and no overflow.
+            written = (written * 10 + digit as i64).min(1_000_000);
+            position += 1;
+        }
+        if position == digits_start {
+            return None;
+        }
+        exponent += if exponent_negative { -written } else { written };
     }
     let magnitude = match exponent {
-        0..=22 => mantissa as f64 * EXACT_POWERS_OF_TEN[exponent as usize],
-        -22..=-1 => mantissa as f64 / EXACT_POWERS_OF_TEN[-exponent as usize],
-        _ if mantissa == 0 => 0.0,
-        _ => return general_parse(literal),
+        _ if significant > 15 => None,
+        0..=22 => Some(mantissa as f64 * EXACT_POWERS_OF_TEN[exponent as usize]),
+        -22..=-1 => Some(mantissa as f64 / EXACT_POWERS_OF_TEN[(-exponent) as usize]),
+        _ if mantissa == 0 => Some(0.0),
+        _ => None,
     };
-    Some(if negative { -magnitude } else { magnitude })
+    let value = match magnitude {
+        Some(magnitude) if negative => -magnitude,
+        Some(magnitude) => magnitude,
+        None => general_parse(&text[start..position])?,
+    };
+    Some((value, position))
 }
 
-/// Rust's correctly rounded parse, for the literals `read_number`'s fast path does not take.
+/// The digit at `position`, if the byte there is one.
+#[inline(always)]
+fn digit_at(text: &[u8], position: usize) -> Option<u64> {
+    let digit = text.get(position)?.wrapping_sub(b'0');
+    (digit <= 9).then_some(u64::from(digit))
+}
+
+/// Rust's correctly rounded parse, for the literals `read_number_at`'s fast path does not take.
 fn general_parse(literal: &[u8]) -> Option<f64> {
-    // `number_end` checked the grammar: ASCII digits, signs, points and exponents.
+    // `read_number_at` checked the grammar: ASCII digits, signs, points and exponents.
     std::str::from_utf8(literal).ok()?.parse().ok()
 }
 
@@ -178,45 +203,6 @@ fn skip_whitespace(text: &[u8], mut position: usize) -> usize {
         position += 1;
     }
     position
-}
-
-/// The end of the JSON number starting at `position`, if one does.
-fn number_end(text: &[u8], mut position: usize) -> Option<usize> {
-    let digit = |at: usize| text.get(at).is_some_and(u8::is_ascii_digit);
-    if text.get(position) == Some(&b'-') {
-        position += 1;
-    }
-    match text.get(position)? {
-        b'0' => position += 1,
-        b'1'..=b'9' => {
-            while digit(position) {
-                position += 1;
-            }
-        }
-        _ => return None,
-    }
-    if text.get(position) == Some(&b'.') {
-        position += 1;
-        if !digit(position) {
-            return None;
-        }
-        while digit(position) {
-            position += 1;
-        }
-    }
-    if matches!(text.get(position), Some(b'e' | b'E')) {
-        position += 1;
-        if matches!(text.get(position), Some(b'+' | b'-')) {
-            position += 1;
-        }
-        if !digit(position) {
-            return None;
-        }
-        while digit(position) {
-            position += 1;
-        }
-    }
-    Some(position)
 }
 
 #[cfg(test)]
@@ -345,9 +331,74 @@ mod tests {
                 _ => format!("{:.3}e{}", value, round % 50 - 25),
             });
         }
+        // numpy's float32 values as doubles, and literals of 16 to 25 digits: past the fast path.
+        for _ in 0..20_000 {
+            literals.push(format!("{}", f64::from(random.gaussian() * 0.05)));
+            let digits: String = (0..16 + below(&mut random, 10)).map(|_| char::from(b'0' + below(&mut random, 10) as u8)).collect();
+            literals.push(format!("0.{digits}"));
+            literals.push(format!("-{}{digits}e-{}", 1 + below(&mut random, 9), below(&mut random, 40)));
+        }
         for literal in literals {
             let expected: f64 = literal.parse().unwrap();
-            assert_eq!(read_number(literal.as_bytes()).map(f64::to_bits), Some(expected.to_bits()), "{literal}");
+            let (value, end) = read_number_at(literal.as_bytes(), 0).unwrap();
+            assert_eq!(value.to_bits(), expected.to_bits(), "{literal}");
+            assert_eq!(end, literal.len(), "{literal}");
+        }
+    }
+
+    fn below(random: &mut crate::test_support::Random, bound: usize) -> usize {
+        (random.next_u64() % bound as u64) as usize
+    }
+
+    /// JSON's number grammar, spelled out: where the number starting at `position` ends.
+    fn grammar_end(text: &[u8], mut position: usize) -> Option<usize> {
+        let digit = |at: usize| text.get(at).is_some_and(u8::is_ascii_digit);
+        position += usize::from(text.get(position) == Some(&b'-'));
+        match text.get(position)? {
+            b'0' => position += 1,
+            b'1'..=b'9' => {
+                while digit(position) {
+                    position += 1;
+                }
+            }
+            _ => return None,
+        }
+        if text.get(position) == Some(&b'.') {
+            position += 1;
+            if !digit(position) {
+                return None;
+            }
+            while digit(position) {
+                position += 1;
+            }
+        }
+        if matches!(text.get(position), Some(b'e' | b'E')) {
+            position += 1;
+            position += usize::from(matches!(text.get(position), Some(b'+' | b'-')));
+            if !digit(position) {
+                return None;
+            }
+            while digit(position) {
+                position += 1;
+            }
+        }
+        Some(position)
+    }
+
+    #[test]
+    fn a_number_ends_where_jsons_grammar_says_and_reads_as_rusts_parse_of_it() {
+        let mut random = crate::test_support::Random::new(9);
+        let alphabet = b"-+.eE0123456789 ,]x";
+        for _ in 0..200_000 {
+            let length = 1 + below(&mut random, 12);
+            let text: Vec<u8> = (0..length).map(|_| alphabet[below(&mut random, alphabet.len())]).collect();
+            let read = read_number_at(&text, 0);
+            let expected_end = grammar_end(&text, 0);
+            assert_eq!(read.map(|(_, end)| end), expected_end, "{:?}", String::from_utf8_lossy(&text));
+            if let (Some((value, end)), Some(_)) = (read, expected_end) {
+                let expected: f64 = std::str::from_utf8(&text[..end]).unwrap().parse().unwrap();
+                assert_eq!(value.to_bits(), expected.to_bits(), "{:?}", String::from_utf8_lossy(&text));
+            }
         }
     }
 }
