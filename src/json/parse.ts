@@ -73,8 +73,13 @@ function checkDepth(value: unknown): void {
   }
 }
 
-/** Texts shorter than this go to JSON.parse whole: the kernel's pass would cost more than it saves. */
-const kernelTextLength = 1024;
+/**
+ * Texts shorter than this go to JSON.parse whole: the kernel's pass would cost more than it saves.
+ * With one pass per number (json_numbers.rs) the kernel's way wins from ~48 numbers (~375
+ * characters): a 128-d search body (~970 characters) took 6.2 µs against 12.7 µs whole, a 32-d
+ * one (~260) was level (bench/README.md, "Query numbers read in one pass").
+ */
+const kernelTextLength = 512;
 /** Arrays of at least this many numbers are read by the kernel. */
 const kernelArrayLength = 32;
 /** Where the kernel reads the arrays' numbers; arrays beyond its room are left to JSON.parse. */
