@@ -15,6 +15,10 @@ pub type Job = Box<dyn FnOnce() + Send + 'static>;
 
 struct PoolState {
     jobs: VecDeque<Job>,
+    /// Threads waiting for a job. `submit` wakes one only if some wait: std's condition variable
+    /// makes a futex system call on every notify, waiters or not, and under load (more searches
+    /// in flight than threads) none waits (bench/README.md, "The hand-off's wake-ups").
+    idle: usize,
     shutdown: bool,
 }
 
@@ -35,8 +39,10 @@ impl Pool {
     /// `nice`: how many steps below the JS thread its threads run (background_priority.rs).
     fn start(name: &str, threads: usize, nice: i32) -> &'static Pool {
         // Leaked on purpose: threads that outlive a job may still touch it during exit.
-        let pool: &'static Pool =
-            Box::leak(Box::new(Pool { state: Mutex::new(PoolState { jobs: VecDeque::new(), shutdown: false }), ready: Condvar::new() }));
+        let pool: &'static Pool = Box::leak(Box::new(Pool {
+            state: Mutex::new(PoolState { jobs: VecDeque::new(), idle: 0, shutdown: false }),
+            ready: Condvar::new(),
+        }));
         for number in 0..threads {
             let _ = std::thread::Builder::new().name(format!("{name}-{number}")).spawn(move || {
                 quiver_core::background_priority::lower_current_thread(nice);
@@ -57,7 +63,9 @@ impl Pool {
                     if state.shutdown {
                         return;
                     }
+                    state.idle += 1;
                     state = self.ready.wait(state).unwrap_or_else(|poisoned| poisoned.into_inner());
+                    state.idle -= 1;
                 }
             };
             // Jobs catch their own panics (errors::guarded); this keeps the thread alive even
@@ -76,8 +84,11 @@ impl Pool {
             return;
         }
         state.jobs.push_back(job);
+        let waiting = state.idle > 0;
         drop(state);
-        self.ready.notify_one();
+        if waiting {
+            self.ready.notify_one();
+        }
     }
 
     pub fn shutdown(&self) {
