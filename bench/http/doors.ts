@@ -30,7 +30,7 @@ function restBody(data: DataSet, query: number, call: DoorCall, filtered: boolea
   return call === 'search' ? `{"vector":${vector},"limit":10${filter}}` : `{"query":${vector},"limit":10${filter}}`;
 }
 
-async function restRate(server: ServerProcess, data: DataSet, call: DoorCall, connections: number, duration_s: number, filtered: boolean) {
+export async function restRate(server: ServerProcess, data: DataSet, call: DoorCall, connections: number, duration_s: number, filtered: boolean) {
   const requests = Array.from({ length: data.queryCount }, (_, query) => ({
     method: 'POST' as const,
     path: `/collections/${data.name}/points/${call}`,

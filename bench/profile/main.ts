@@ -8,7 +8,8 @@
 // `--quick` shrinks the data and the load so it runs in seconds; `--root <checkout>` runs another
 // checkout's built server; `--dimension N` profiles N-d Cosine vectors instead of 128-d Euclid
 // (768 is where the search itself outweighs the request's JS work); `--phases a,b` runs only the
-// named phases after the upload (search, grpc-search).
+// named phases after the upload (search, grpc-search, and query: the query API on the same
+// vectors, unfiltered, run only when named).
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -16,7 +17,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { load, waitGreen } from '../http/client.js';
 import { makeDataSet, type DataSet } from '../http/data.js';
-import { grpcRate } from '../http/doors.js';
+import { grpcRate, restRate } from '../http/doors.js';
 import { drive } from '../http/load.js';
 import { startServer, waitReady, type ServerProcess } from '../http/server.js';
 import { formatSummary, summarizeProfile, type CpuProfile } from './summary.js';
@@ -79,6 +80,12 @@ async function main(): Promise<void> {
           `search${filtered ? ' (keyword filter)' : ''}: ${run.requests_per_s.toFixed(0)} requests/s at 64 connections, p50 ${run.p50_ms} ms, p99 ${run.p99_ms} ms, server CPU ${run.server_cpu_cores.toFixed(2)} cores`,
         );
       }
+    });
+    // The query API (`POST points/query`, what the Python client's query_points sends) on the same vectors.
+    if (phases.has('query')) await profiled('query', directory, async (server) => {
+      await waitGreen(server.url, data.name);
+      const run = await restRate(server, data, 'query', 64, loadSeconds, false);
+      console.log(`query: ${run.perSecond.toFixed(0)} requests/s at 64 connections, p50 ${run.p50} ms`);
     });
     // The gRPC door on the same searches (docs/api.md §14): what a call costs beyond REST's.
     if (phases.has('grpc-search')) await profiled('grpc-search', directory, async (server) => {
