@@ -37,6 +37,6 @@ export function registerJsonBody(app: FastifyInstance): void {
       done(error as Error, undefined);
     }
   });
-  // The commonest answer, a plain search's, has a writer of its own (scored-answer-text.ts).
+  // The commonest answers, a plain search's or query's, have a writer of their own (scored-answer-text.ts).
   app.setReplySerializer((payload) => scoredAnswerText(payload) ?? serializeJson(payload));
 }

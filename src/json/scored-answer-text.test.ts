@@ -18,7 +18,7 @@ function envelope(result: unknown, time: unknown = 0.000123): unknown {
 }
 
 describe('scored answer text', () => {
-  it('a plain scored answer is written exactly as JSON.stringify writes it', () => {
+  it('a plain scored answer, a search\'s list or a query\'s {points}, is written exactly as JSON.stringify writes it', () => {
     const random = generator(11);
     for (let trial = 0; trial < 2000; trial += 1) {
       const length = Math.floor(random() * 12);
@@ -28,7 +28,8 @@ describe('scored answer text', () => {
         const score = random() < 0.3 ? awkwardNumbers[Math.floor(random() * awkwardNumbers.length)]! : (random() - 0.5) * 10 ** Math.floor(random() * 12 - 6);
         return { id, version: Math.floor(random() * 1000), score };
       });
-      const value = envelope(points, random() < 0.5 ? random() / 100 : awkwardNumbers[trial % awkwardNumbers.length]);
+      const result = trial % 2 === 0 ? points : { points };
+      const value = envelope(result, random() < 0.5 ? random() / 100 : awkwardNumbers[trial % awkwardNumbers.length]);
       expect(scoredAnswerText(value)).toBe(JSON.stringify(value));
     }
   });
@@ -50,7 +51,13 @@ describe('scored answer text', () => {
       null,
       'text',
       [point],
-      envelope({ points: [point] }),
+      envelope({ points: [point], extra: 1 }),
+      envelope({ points: [point, null] }),
+      envelope({ points: 'x' }),
+      envelope({ points: { 0: point, length: 1 } }),
+      envelope({}),
+      envelope(Object.assign(Object.create({ inherited: 1 }) as object, { points: [point] })),
+      envelope({ points: [{ ...point, payload: {} }] }),
       envelope([{ ...point, payload: { a: 1 } }]),
       envelope([{ id: 1, score: 0.5, version: 0 }]),
       envelope([{ id: 1, version: 0 }]),

@@ -1,5 +1,6 @@
-// The JSON text of the commonest answer, a search without payload or vectors: the success
-// envelope (src/http/envelope.ts) around a list of `{id, version, score}`. Node 20's
+// The JSON text of the commonest answers, a search or a query without payload or vectors: the
+// success envelope (src/http/envelope.ts) around a list of `{id, version, score}`, or around
+// `{"points": [...]}` of them (the query API's answer). Node 20's
 // JSON.stringify took ~4 µs for ten such points, ~2% of a 128-d search request's JS time; this
 // writes the same characters by concatenation in about a third of that (bench/README.md, "The
 // request path's own costs"). Anything else, or anything it is not sure of, is left to
@@ -28,16 +29,13 @@ function numberText(value: unknown): string | undefined {
   return typeof value === 'number' && Number.isFinite(value) ? String(value) : undefined;
 }
 
-/** The envelope's JSON text, or undefined when it is not exactly a plain scored answer. */
-export function scoredAnswerText(value: unknown): string | undefined {
-  if (typeof value !== 'object' || value === null || !hasExactKeys(value, envelopeKeys)) return undefined;
-  const envelope = value as { usage: unknown; time: unknown; status: unknown; result: unknown };
-  const usage = envelope.usage;
-  if (typeof usage !== 'object' || usage === null || !hasExactKeys(usage, usageKeys) || (usage as { hardware: unknown }).hardware !== null) return undefined;
-  const time = numberText(envelope.time);
-  if (time === undefined || envelope.status !== 'ok' || !Array.isArray(envelope.result) || Object.getPrototypeOf(envelope.result) !== Array.prototype) return undefined;
-  const points = envelope.result as unknown[];
-  let text = `{"usage":{"hardware":null},"time":${time},"status":"ok","result":[`;
+const queryResultKeys = ['points'];
+
+/** A list of `{id, version, score}` as JSON text, or undefined when it is not exactly that. */
+function scoredPointsText(result: unknown): string | undefined {
+  if (!Array.isArray(result) || Object.getPrototypeOf(result) !== Array.prototype) return undefined;
+  const points = result as unknown[];
+  let text = '[';
   for (let position = 0; position < points.length; position += 1) {
     const point = points[position];
     if (typeof point !== 'object' || point === null || !hasExactKeys(point, pointKeys)) return undefined;
@@ -48,5 +46,25 @@ export function scoredAnswerText(value: unknown): string | undefined {
     if (idText === undefined || versionText === undefined || scoreText === undefined) return undefined;
     text += `${position === 0 ? '' : ','}{"id":${idText},"version":${versionText},"score":${scoreText}}`;
   }
-  return `${text}]}`;
+  return `${text}]`;
+}
+
+/** The envelope's result as JSON text: a search's list, or a query's `{"points": list}`. */
+function resultText(result: unknown): string | undefined {
+  if (Array.isArray(result)) return scoredPointsText(result);
+  if (typeof result !== 'object' || result === null || !hasExactKeys(result, queryResultKeys)) return undefined;
+  const points = scoredPointsText((result as { points: unknown }).points);
+  return points === undefined ? undefined : `{"points":${points}}`;
+}
+
+/** The envelope's JSON text, or undefined when it is not exactly a plain scored answer. */
+export function scoredAnswerText(value: unknown): string | undefined {
+  if (typeof value !== 'object' || value === null || !hasExactKeys(value, envelopeKeys)) return undefined;
+  const envelope = value as { usage: unknown; time: unknown; status: unknown; result: unknown };
+  const usage = envelope.usage;
+  if (typeof usage !== 'object' || usage === null || !hasExactKeys(usage, usageKeys) || (usage as { hardware: unknown }).hardware !== null) return undefined;
+  const time = numberText(envelope.time);
+  if (time === undefined || envelope.status !== 'ok') return undefined;
+  const result = resultText(envelope.result);
+  return result === undefined ? undefined : `{"usage":{"hardware":null},"time":${time},"status":"ok","result":${result}}`;
 }
