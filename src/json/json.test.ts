@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { QuiverError } from '../errors.js';
-import { parseJson, parseJsonWhole } from './parse.js';
+import { parseJson, parseJsonBytes, parseJsonWhole } from './parse.js';
 import { serializeJson } from './serialize.js';
 
 describe('json codec', () => {
@@ -63,16 +63,18 @@ describe('json codec unsafe-number detection', () => {
 });
 
 describe('json codec: number arrays read by the kernel', () => {
+  /** A parse's value, or its error's message. */
+  function outcomeOf(parse: () => unknown): { value: unknown } | { error: string } {
+    try {
+      return { value: parse() };
+    } catch (error) {
+      return { error: (error as Error).message };
+    }
+  }
+
   /** parseJson's value or error message, and its slow twin's (parseJsonWhole), side by side. */
   function bothWays(text: string): [unknown, unknown] {
-    const outcome = (parse: (text: string) => unknown) => {
-      try {
-        return { value: parse(text) };
-      } catch (error) {
-        return { error: (error as Error).message };
-      }
-    };
-    return [outcome(parseJson), outcome(parseJsonWhole)];
+    return [outcomeOf(() => parseJson(text)), outcomeOf(() => parseJsonWhole(text))];
   }
 
   it('parseJson — a body with long number arrays gives parseJsonWhole\'s value or error (its slow twin), on random bodies', () => {
@@ -110,9 +112,32 @@ describe('json codec: number arrays read by the kernel', () => {
       const text = round % 5 === 4 ? pick(damages)(body) : body;
       const [fast, slow] = bothWays(text);
       expect(fast, text).toEqual(slow);
+      expect(outcomeOf(() => parseJsonBytes(Buffer.from(text))), text).toEqual(slow);
       if ('value' in (slow as object)) kernelShaped += 1;
     }
     expect(kernelShaped).toBeGreaterThan(300);
+  });
+
+  it('parseJsonBytes — a body\'s bytes give what parseJson gives of their UTF-8 text, invalid sequences and all', () => {
+    const row = Array.from({ length: 200 }, (_, index) => (index - 100) / 7);
+    const pieces = [
+      Buffer.from(`{"vector":${JSON.stringify(row)},"note":"`),
+      Buffer.from([0xc3, 0xa9, 0xff, 0xe2, 0x82]), // é, a byte no UTF-8 has, a cut-off €
+      Buffer.from(`","more":${JSON.stringify(row)},"tail":"\u00e9 😀"}`),
+    ];
+    const bytes = Buffer.concat(pieces);
+    const expected = parseJson(bytes.toString('utf8')) as { vector: number[]; note: string };
+    expect(parseJsonBytes(bytes)).toEqual(expected);
+    expect(expected.note).toBe('é\ufffd\ufffd');
+    expect(expected.vector).toEqual(row);
+    // A cut-off sequence right before an array's bracket decodes alike.
+    const cut = Buffer.concat([Buffer.from('{"a":"'), Buffer.from([0xe2, 0x82]), Buffer.from(`","v":${JSON.stringify(row)}}`)]);
+    expect(outcomeOf(() => parseJsonBytes(cut))).toEqual(outcomeOf(() => parseJson(cut.toString('utf8'))));
+    // The refused key and malformed text get parseJson's errors.
+    for (const text of [`{"__proto__":{"x":1},"v":${JSON.stringify(row)}}`, `{"v":${JSON.stringify(row)}`, `{"v":${JSON.stringify(row)},}`]) {
+      expect(outcomeOf(() => parseJsonBytes(Buffer.from(text)))).toEqual(outcomeOf(() => parseJson(text)));
+      expect(outcomeOf(() => parseJson(text))).toHaveProperty('error');
+    }
   });
 
   it('parseJson — arrays in a value\'s place come back as plain arrays; one out of place, or an unsafe integer, takes the slow twin', () => {

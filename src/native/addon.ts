@@ -51,6 +51,8 @@ export interface NativeBinding {
    * beyond ±2^53 or one JSON.parse would read otherwise, or without room left in `into` is left out.
    */
   findJsonNumberArrays(text: string, minimumCount: number, into: Float64Array): number[];
+  /** findJsonNumberArrays over a UTF-8 text's bytes (a request body's Buffer), positions in bytes. */
+  findJsonNumberArraysInBytes(bytes: Uint8Array, minimumCount: number, into: Float64Array): number[];
   /** The SIMD instruction set the kernel chose at run time, e.g. "avx2+fma". */
   instructionSet(): string;
   /** Whether indexes made from now on ask for huge pages (`storage.huge_pages`). */

@@ -34,12 +34,15 @@ pub fn read_number_array_rest(text: &[u8], into: &mut [f64]) -> Option<(usize, u
     }
 }
 
-/// One array of numbers `find_number_arrays` read: where it lies in the text, in UTF-16 code units
-/// (JavaScript's string positions, `[` to just after `]`), and where its numbers went in `into`.
+/// One array of numbers `find_number_arrays` read: where it lies in the text, `[` to just after
+/// `]`, in UTF-16 code units (JavaScript's string positions) and in bytes (a request body's
+/// Buffer), and where its numbers went in `into`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct NumberArray {
     pub start: usize,
     pub end: usize,
+    pub byte_start: usize,
+    pub byte_end: usize,
     pub first: usize,
     pub count: usize,
 }
@@ -83,7 +86,14 @@ pub fn find_number_arrays(text: &[u8], minimum_count: usize, into: &mut [f64]) -
                     let end = position + 1 + end;
                     let safe = into[used..used + count].iter().all(|value| value.abs() <= SAFE_LIMIT);
                     if count >= minimum_count && safe {
-                        found.push(NumberArray { start: units, end: units + (end - position), first: used, count });
+                        found.push(NumberArray {
+                            start: units,
+                            end: units + (end - position),
+                            byte_start: position,
+                            byte_end: end,
+                            first: used,
+                            count,
+                        });
                         used += count;
                     }
                     // Numbers, commas and whitespace only: ASCII, one unit a byte.
@@ -316,6 +326,8 @@ mod tests {
             ]
         );
         assert_eq!(found.iter().map(|array| array.first).collect::<Vec<_>>(), [0, 3, 6], "one after another in `into`");
+        let by_bytes: Vec<&str> = found.iter().map(|array| &text[array.byte_start..array.byte_end]).collect();
+        assert_eq!(by_bytes, ["[7, 8,9]", "[1,2,3]", "[-4e1,5.5,6]"], "the same arrays by byte positions");
     }
 
     #[test]

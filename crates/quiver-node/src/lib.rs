@@ -108,6 +108,16 @@ pub fn find_json_number_arrays(text: String, minimum_count: u32, mut into: Float
     found.iter().flat_map(|array| [array.start, array.end, array.first, array.count].map(|value| value as u32)).collect()
 }
 
+/// `find_json_number_arrays` over a UTF-8 text's bytes (a request body as it arrived), with
+/// positions in bytes: no string is made of the body, nor copied into this call.
+#[napi(catch_unwind)]
+pub fn find_json_number_arrays_in_bytes(bytes: Uint8ArraySlice<'_>, minimum_count: u32, mut into: Float64ArraySlice<'_>) -> Vec<u32> {
+    // SAFETY: this call runs on the JS thread, which is the only one that could touch `into`.
+    let places = unsafe { into.as_mut() };
+    let found = quiver_core::json_numbers::find_number_arrays(&bytes, minimum_count.max(1) as usize, places);
+    found.iter().flat_map(|array| [array.byte_start, array.byte_end, array.first, array.count].map(|value| value as u32)).collect()
+}
+
 /// What the start-up check of the store's table files found (`checkStoreTables`).
 #[napi(object)]
 pub struct NativeTablesReport {
