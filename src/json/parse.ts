@@ -193,15 +193,19 @@ export function parseJsonWhole(text: string): unknown {
  */
 export function parseJson(text: string): unknown {
   if (text.length >= kernelTextLength && !text.includes(protoKey)) {
-    let value: unknown;
-    try {
-      value = parseWithKernelArrays(native.findJsonNumberArrays(text, kernelArrayLength, kernelScratch), (from, to) => text.slice(from, to));
-    } catch (error) {
-      throw errors.malformedJson((error as Error).message);
-    }
+    const value = kernelArraysOrMalformed(() => native.findJsonNumberArrays(text, kernelArrayLength, kernelScratch), (from, to) => text.slice(from, to));
     if (value !== undefined) return value;
   }
   return parseJsonWhole(text);
+}
+
+/** parseWithKernelArrays with what it throws (a nesting beyond the limit) as the registry's 400. */
+function kernelArraysOrMalformed(find: () => number[], slice: (from: number, to?: number) => string): unknown {
+  try {
+    return parseWithKernelArrays(find(), slice);
+  } catch (error) {
+    throw errors.malformedJson((error as Error).message);
+  }
 }
 
 /**
@@ -214,12 +218,7 @@ export function parseJson(text: string): unknown {
  */
 export function parseJsonBytes(bytes: Buffer): unknown {
   if (bytes.length >= kernelTextLength && !bytes.includes(protoKey)) {
-    let value: unknown;
-    try {
-      value = parseWithKernelArrays(native.findJsonNumberArraysInBytes(bytes, kernelArrayLength, kernelScratch), (from, to) => bytes.toString('utf8', from, to));
-    } catch (error) {
-      throw errors.malformedJson((error as Error).message);
-    }
+    const value = kernelArraysOrMalformed(() => native.findJsonNumberArraysInBytes(bytes, kernelArrayLength, kernelScratch), (from, to) => bytes.toString('utf8', from, to));
     if (value !== undefined) return value;
   }
   return parseJsonWhole(bytes.toString('utf8'));
