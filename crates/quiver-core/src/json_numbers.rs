@@ -193,8 +193,8 @@ fn read_number_at(text: &[u8], start: usize) -> Option<(f64, usize)> {
 /// "Query numbers read in one pass").
 #[inline(always)]
 fn read_digits(text: &[u8], mut position: usize, mantissa: &mut u64, significant: &mut u32) -> usize {
-    while let Some(chunk) = text.get(position..position + 8) {
-        let Some((value, leading_zeros)) = eight_digits(u64::from_le_bytes(chunk.try_into().unwrap_or_default())) else { break };
+    while let Some(chunk) = text.get(position..position + 8).and_then(|chunk| <[u8; 8]>::try_from(chunk).ok()) {
+        let Some((value, leading_zeros)) = eight_digits(u64::from_le_bytes(chunk)) else { break };
         *significant += if *mantissa == 0 { 8 - leading_zeros } else { 8 };
         *mantissa = mantissa.wrapping_mul(100_000_000).wrapping_add(value);
         position += 8;
