@@ -10,7 +10,7 @@
 // demand; its payload is decoded the first time it is read, so a filter answered by a payload
 // index never decodes a payload.
 import { errors } from '../errors.js';
-import { parseJson } from '../json/parse.js';
+import { parseJsonBytes } from '../json/parse.js';
 import { serializeJson } from '../json/serialize.js';
 import { pointIdKey, type PointId } from '../points/ids.js';
 import type { Payload } from '../points/selectors.js';
@@ -91,7 +91,7 @@ class StoredPoint implements PointEntry {
   get payload(): Payload {
     if (this.decoded === undefined) {
       decodedPayloads += 1;
-      this.decoded = parseJson(this.arena.read(this.location, this.length).toString('utf8')) as Payload;
+      this.decoded = parseJsonBytes(this.arena.read(this.location, this.length)) as Payload;
     }
     return this.decoded;
   }

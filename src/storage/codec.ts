@@ -1,6 +1,6 @@
 // Versioned value codec: byte 0 is the format version, the rest is the encoded body. Readers
 // refuse versions they do not know instead of misreading them.
-import { parseJson } from '../json/parse.js';
+import { parseJsonBytes } from '../json/parse.js';
 import { serializeJson } from '../json/serialize.js';
 
 export class FormatVersionError extends Error {
@@ -23,6 +23,5 @@ export function decodeJsonRecord(record: Uint8Array, accepted: readonly number[]
   if (version === undefined || !accepted.includes(version)) {
     throw new FormatVersionError(`${what}: unsupported format version ${version ?? 'none'} (this build reads ${accepted.join(', ')})`);
   }
-  const text = Buffer.from(record.buffer, record.byteOffset + 1, record.byteLength - 1).toString('utf8');
-  return { version, value: parseJson(text) };
+  return { version, value: parseJsonBytes(Buffer.from(record.buffer, record.byteOffset + 1, record.byteLength - 1)) };
 }

@@ -3,7 +3,7 @@
 // CollectionBatch and committed as ONE atomic batch together with its log entry and the new
 // last operation id, so a write is either wholly in the store or not at all.
 import type { AbstractBatchOperation } from 'abstract-level';
-import { parseJson } from '../json/parse.js';
+import { parseJsonBytes } from '../json/parse.js';
 import { serializeJson } from '../json/serialize.js';
 import { decodePointIdBytes, encodePointIdBytes, type PointId } from '../points/ids.js';
 import type { Database } from './database.js';
@@ -237,7 +237,7 @@ export class CollectionStore {
     const records = new Map<string, unknown>();
     for await (const [key, value] of this.database.iterator({ gte: prefix, lt: prefixEnd(prefix) })) {
       if (value[0] !== extensionFormat) throw new Error(`extension record ${namespace}: unsupported format version ${value[0]}`);
-      records.set(key.subarray(prefix.length).toString('utf8'), parseJson(value.subarray(1).toString('utf8')));
+      records.set(key.subarray(prefix.length).toString('utf8'), parseJsonBytes(value.subarray(1)));
     }
     return records;
   }
