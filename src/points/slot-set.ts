@@ -33,6 +33,8 @@ function spareWordsOf(capacity: number): Uint32Array | undefined {
 export class SlotSet {
   readonly words: Uint32Array;
   private givenBack = false;
+  /** Held by more than one reader (a cache of filter answers): never given back, never changed. */
+  private isShared = false;
 
   /**
    * An empty set able to hold slots 0 .. capacity-1. `words`: given-back words of that capacity,
@@ -58,8 +60,9 @@ export class SlotSet {
    * search that read it has answered).
    */
   giveBack(): void {
-    // A second call would hand the same memory to two sets.
-    if (this.givenBack) return;
+    // A second call would hand the same memory to two sets; a shared set's other readers may
+    // still be reading it (a search in flight on the kernel's threads).
+    if (this.givenBack || this.isShared) return;
     this.givenBack = true;
     if (spareBytes + this.words.byteLength > spareByteLimit) return;
     let spares = spareWords.get(this.capacity);
@@ -69,6 +72,24 @@ export class SlotSet {
     }
     spares.push(this.words);
     spareBytes += this.words.byteLength;
+  }
+
+  /**
+   * Marks the set as held by several readers from now on: `giveBack` does nothing, and the
+   * in-place operations refuse it, so a reader that forgets the rule fails loudly instead of
+   * changing another request's answer. Only its maker may call this, before handing it out.
+   */
+  share(): this {
+    this.isShared = true;
+    return this;
+  }
+
+  get shared(): boolean {
+    return this.isShared;
+  }
+
+  private assertOwned(): void {
+    if (this.isShared) throw new Error('a shared SlotSet cannot be changed in place: clone it first');
   }
 
   /** Bytes of given-back sets waiting for `take` (for the tests). */
@@ -126,6 +147,7 @@ export class SlotSet {
 
   /** In place: keeps only slots also in `other`. */
   intersect(other: SlotSet): this {
+    this.assertOwned();
     const words = this.words;
     const otherWords = other.words;
     for (let position = 0; position < words.length; position += 1) words[position]! &= otherWords[position] ?? 0;
@@ -134,6 +156,7 @@ export class SlotSet {
 
   /** In place: adds every slot of `other`. */
   union(other: SlotSet): this {
+    this.assertOwned();
     const words = this.words;
     const count = Math.min(words.length, other.words.length);
     for (let position = 0; position < count; position += 1) words[position]! |= other.words[position]!;
@@ -142,6 +165,7 @@ export class SlotSet {
 
   /** In place: removes every slot of `other`. */
   subtract(other: SlotSet): this {
+    this.assertOwned();
     const words = this.words;
     const count = Math.min(words.length, other.words.length);
     for (let position = 0; position < count; position += 1) words[position]! &= ~other.words[position]!;
