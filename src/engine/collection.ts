@@ -169,6 +169,8 @@ export class Collection {
   private readonly records: RecordView;
   private readonly writes: WritePath;
   private deleting = false;
+  /** See `stateVersion`. */
+  private stateChanges = 0;
   /** What the modules above the engine add to this collection (filters, payload indexes). */
   readonly hooks: CollectionHooks;
   /** The strict-mode checks (docs/api.md §4.5); they read the current configuration. */
@@ -218,6 +220,7 @@ export class Collection {
       matchesPoint: (filter, point, field) =>
         this.hooks.matchesPoint ? this.hooks.matchesPoint(filter, point, field) : withoutFilterHooks.matchesPoint(filter, point, field),
       payloadChanged: (change) => this.notifyPayload(change),
+      stateChanged: () => this.noteStateChange(),
       logger: this.logger,
     });
     // Last: the factory may read the collection it is given.
@@ -230,9 +233,23 @@ export class Collection {
     return this.currentConfig;
   }
 
+  /**
+   * A number that changes whenever what a read could see changes: points, payloads, vectors,
+   * vector names, configuration, indexes swapped in. Equal numbers mean equal answers, which is
+   * what a cache of filter answers keys on (src/filter/filter-answers.ts).
+   */
+  get stateVersion(): number {
+    return this.stateChanges;
+  }
+
+  private noteStateChange(): void {
+    this.stateChanges += 1;
+  }
+
   /** Replaces the stored configuration (PATCH); the registry persists it. */
   setConfig(config: CollectionConfig): void {
     this.currentConfig = config;
+    this.noteStateChange();
     this.applyQuantization();
   }
 
@@ -273,6 +290,7 @@ export class Collection {
       throw error;
     }
     this.indexes.set(name, fresh);
+    this.noteStateChange();
     // Releasing native memory under a running search would fail it; let searches finish first.
     await this.table.waitForReads();
     old.close();
@@ -354,6 +372,7 @@ export class Collection {
     sparseIndexes: ReadonlyMap<string, SparseIndex> = new Map(),
   ): void {
     for (const [name, index] of indexes) this.indexes.set(name, index);
+    this.noteStateChange();
     this.applyQuantization();
     this.sparse.restore(sparseIndexes);
     this.checkpointer.restore(lastOperationId, checkpointedOperationId, checkpointIndexedCounts);
@@ -689,6 +708,7 @@ export class Collection {
       this.currentConfig = next;
       if (index) this.indexes.set(name, index);
       else this.sparse.add(name);
+      this.noteStateChange();
       this.applyQuantization();
       return { operation_id: this.lastOperationId, status: 'completed' } satisfies WriteResult;
     });
@@ -706,6 +726,7 @@ export class Collection {
       const index = this.indexes.get(name);
       this.indexes.delete(name);
       const sparseIndex = this.sparse.remove(name);
+      this.noteStateChange();
       if (index || sparseIndex) {
         // Releasing native memory under a running search would fail it; let searches finish first.
         await this.table.waitForReads();

@@ -60,6 +60,8 @@ export interface WritePathOptions {
   matchesPoint: (filter: unknown, point: StagedPoint, field: string) => boolean;
   /** Told of every payload change once it is committed to memory. */
   payloadChanged: (change: PayloadChange) => void;
+  /** Told once a write's memory changes are in (commit) and again once the kernel has it (apply). */
+  stateChanged: () => void;
   logger: Logger;
 }
 
@@ -102,11 +104,14 @@ export class WritePath {
       }
       checkpointer.recordWrite(operationId);
       steps.commit(prepared.plan, operationId);
+      this.options.stateChanged();
       acknowledge(operationId);
       if (steps.apply) {
         try {
           await steps.apply(prepared.plan);
+          this.options.stateChanged();
         } catch (error) {
+          this.options.stateChanged();
           // The batch is durable, so a restart replays it; until then the kernel is behind.
           checkpointer.recordKernelFault(error as Error);
           logger.error({ err: error, collection: name, operation_id: operationId }, 'kernel update failed after the write was stored');
