@@ -71,6 +71,8 @@ const LimitsSection = Type.Object({
   max_batch_searches: Type.Integer({ default: 1_000, minimum: 1 }),
   max_filter_depth: Type.Integer({ default: 32, minimum: 1 }),
   max_filter_conditions: Type.Integer({ default: 10_000, minimum: 1 }),
+  /** Bytes of filter answers kept between reads, for all collections (src/filter/filter-answers.ts); 0 = none. */
+  filter_answer_cache_mb: Type.Integer({ default: 32, minimum: 0, maximum: 65_536 }),
   max_payload_bytes: Type.Integer({ default: 1_048_576, minimum: 1 }),
   max_collection_name_length: Type.Integer({ default: 255, minimum: 1, maximum: 255 }),
   /** Writes waiting per collection before new ones get a 503 with Retry-After (docs/api.md §8). */

@@ -14,6 +14,7 @@ import { parseIndexDefinition, type IndexDefinition } from '../payload/indexes/s
 import { parsePath, PathSyntaxError, type PayloadPath } from '../payload/path.js';
 import type { StagedPoint } from '../engine/write-draft.js';
 import { matches, type PointView } from './evaluate.js';
+import { FilterAnswers } from './filter-answers.js';
 import { parseFilter, type FilterLimits } from './parse.js';
 import { estimateCount, evaluationOptionsFor, filterSlots, type FilterTarget } from './plan.js';
 import { summarizeFilter } from './strict-filter.js';
@@ -38,12 +39,17 @@ export class CollectionFilters implements FilterTarget, CollectionHooks {
   private readonly idOrder = new IdOrder();
   /** Filters of writes being staged, parsed once per request body object (matchesPoint). */
   private readonly parsedFilters = new WeakMap<object, Filter | undefined>();
+  /** This collection's prefix in the server's kept filter answers. */
+  private answerOwner: string;
 
   constructor(
     readonly collection: Collection,
     readonly limits: FilterLimits,
     private readonly logger: Logger,
-  ) {}
+    private readonly answers = new FilterAnswers(0),
+  ) {
+    this.answerOwner = answers.newOwner();
+  }
 
   /** Hook: the collection's points are in memory; mark them live and rebuild the persisted indexes. */
   async loaded(): Promise<void> {
@@ -51,6 +57,8 @@ export class CollectionFilters implements FilterTarget, CollectionHooks {
     // for 150k points, to read one number of each.
     for (const slot of this.collection.liveSlots()) this.markLive(slot);
     await this.restore(this.logger);
+    // Indexes rebuilt here change no state number: answers kept before are made unreachable.
+    this.answerOwner = this.answers.newOwner();
   }
 
   /** Hook: keeps the indexes, the live set and the id order in step with every payload write. */
@@ -128,8 +136,35 @@ export class CollectionFilters implements FilterTarget, CollectionHooks {
    */
   parse(filter: unknown, field = 'filter', purpose: 'retrieve' | 'update' = 'retrieve'): Filter | undefined {
     const parsed = parseFilter(filter, this.limits, field);
-    if (parsed) this.collection.strictMode.checkFilter(() => summarizeFilter(parsed, this.indexes), purpose);
+    this.checkStrictMode(parsed, purpose);
     return parsed;
+  }
+
+  private checkStrictMode(parsed: Filter | undefined, purpose: 'retrieve' | 'update'): void {
+    if (parsed) this.collection.strictMode.checkFilter(() => summarizeFilter(parsed, this.indexes), purpose);
+  }
+
+  /**
+   * The live slots a read's `filter` accepts. The set may be shared (src/filter/filter-answers.ts):
+   * read it, never change it; `giveBack` is safe either way. Strict mode is checked on every call,
+   * as its settings and the indexes it reads may have changed since the answer was kept.
+   */
+  allowed(filter: unknown, field: string): SlotSet {
+    const key = this.answers.keyOf(this.answerOwner, filter);
+    if (key === undefined) return filterSlots(this.parse(filter, field), this);
+    const version = this.collection.stateVersion;
+    const known = this.answers.find(key);
+    if (known === undefined) {
+      const parsed = this.parse(filter, field);
+      this.answers.remember(key, parsed, version);
+      return filterSlots(parsed, this);
+    }
+    this.checkStrictMode(known.parsed, 'retrieve');
+    if (known.version === version && known.slots !== undefined) return known.slots;
+    const slots = filterSlots(known.parsed, this);
+    // Asked twice at this state: kept. Asked first at this state: noted, and the set stays the caller's.
+    this.answers.remember(key, known.parsed, version, known.version === version ? slots : undefined);
+    return slots;
   }
 
   /** Every live point id in id order (docs/api.md §2). */
@@ -211,8 +246,7 @@ export function filtersOf(collection: Collection): CollectionFilters {
  *   allowedSlots(collection: Collection, filter: unknown, field: string): SlotSet
  */
 export function allowedSlots(collection: Collection, filter: unknown, field = 'filter'): SlotSet {
-  const filters = filtersOf(collection);
-  return filterSlots(filters.parse(filter, field), filters);
+  return filtersOf(collection).allowed(filter, field);
 }
 
 /** `count`: exact, or estimated from the indexes and a sample when `exact` is false. */
@@ -265,5 +299,7 @@ export function deleteFieldIndex(collection: Collection, fieldName: string, wait
  */
 export function filterHooks(config: Config, logger: Logger): CollectionHooksFactory {
   const limits: FilterLimits = { maxDepth: config.limits.max_filter_depth, maxConditions: config.limits.max_filter_conditions };
-  return (collection) => new CollectionFilters(collection, limits, logger);
+  // One budget for all the server's collections.
+  const answers = new FilterAnswers(config.limits.filter_answer_cache_mb * 1024 * 1024);
+  return (collection) => new CollectionFilters(collection, limits, logger, answers);
 }

@@ -12,7 +12,10 @@ export interface SlotSet {
   has(slot: number): boolean;
   clone(): SlotSet;
   intersect(other: SlotSet): SlotSet;
-  /** Its memory back to the filter module for reuse; only its sole holder, once, when done with it. */
+  /**
+   * Its memory back to the filter module for reuse, once, when done with it; a set the filter
+   * module shares between requests (src/filter/filter-answers.ts) ignores it.
+   */
   giveBack(): void;
 }
 
@@ -20,6 +23,9 @@ export interface SlotSet {
 export interface QueryEnvironment {
   /** Another collection, for `lookup_from` (404 / 412 as the registry answers). */
   collectionNamed(name: string): Collection;
-  /** The slots of `collection` that `filter` accepts; a 400 naming `field` for a bad filter. */
+  /**
+   * The slots of `collection` that `filter` accepts; a 400 naming `field` for a bad filter. The
+   * set may be shared with other requests: read it, or clone it to change it.
+   */
   allowedSlots(collection: Collection, filter: unknown, field: string): SlotSet | Promise<SlotSet>;
 }
