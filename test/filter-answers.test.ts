@@ -85,6 +85,16 @@ describe('kept filter answers', () => {
     expect(await idsOf(name, withImage)).toEqual([0, 2, 4, 7]);
   });
 
+  it('an exact count shares the kept answer and sees the next write', async () => {
+    const name = await colours();
+    const count = async () => (await server.request('POST', `/collections/${name}/points/count`, { filter: red, exact: true })).body.result.count as number;
+    expect([await count(), await count(), await count()]).toEqual([5, 5, 5]);
+    expect(allowedSlots(server.app.collections.get(name), red, 'filter').shared).toBe(true);
+    await server.request('POST', `/collections/${name}/points/delete?wait=true`, { filter: red });
+    expect(await count()).toBe(0);
+    expect(await idsOf(name, red)).toEqual([]);
+  });
+
   it('strict mode turned on refuses a filter whose answer was kept', async () => {
     const name = await colours();
     expect(await keptIdsOf(name, red)).toEqual([0, 2, 4, 6, 8]);
