@@ -95,6 +95,21 @@ describe('kept filter answers', () => {
     expect(await idsOf(name, red)).toEqual([]);
   });
 
+  it('scroll pages read the kept answer and see a write between two pages', async () => {
+    const name = await colours();
+    const page = async (offset?: number) =>
+      (await server.request('POST', `/collections/${name}/points/scroll`, { filter: red, limit: 2, ...(offset === undefined ? {} : { offset }) })).body.result as {
+        points: { id: number }[];
+        next_page_offset: number | null;
+      };
+    const first = await page();
+    expect(first.points.map((point) => point.id)).toEqual([0, 2]);
+    expect((await page(first.next_page_offset!)).points.map((point) => point.id)).toEqual([4, 6]);
+    expect(allowedSlots(server.app.collections.get(name), red, 'filter').shared).toBe(true);
+    await server.request('POST', `/collections/${name}/points/payload?wait=true`, { payload: { colour: 'red' }, points: [5] });
+    expect((await page(first.next_page_offset!)).points.map((point) => point.id)).toEqual([4, 5]);
+  });
+
   it('strict mode turned on refuses a filter whose answer was kept', async () => {
     const name = await colours();
     expect(await keptIdsOf(name, red)).toEqual([0, 2, 4, 6, 8]);

@@ -10,7 +10,6 @@ import { isOrderedIndex, type OrderedIndex } from '../payload/indexes/types.js';
 import { NumericIndex } from '../payload/indexes/numeric.js';
 import { parsePath, PathSyntaxError } from '../payload/path.js';
 import { filtersOf } from './collection-filters.js';
-import { filterSlots } from './plan.js';
 import { describeJsonValue } from '../json/describe.js';
 
 export interface OrderBy {
@@ -38,8 +37,8 @@ export function scroll(collection: Collection, request: ScrollRequest): ScrollRe
   collection.assertOperable();
   collection.checkVectorSelection(request.vector);
   const filters = filtersOf(collection);
-  const filter = filters.parse(request.filter);
-  const allowed = filter ? filterSlots(filter, filters) : undefined;
+  // Paging through a filter asks it once a page: later pages read a kept answer (filter-answers.ts).
+  const allowed = request.filter === undefined || request.filter === null ? undefined : filters.allowed(request.filter, 'filter');
   if (request.orderBy) return scrollOrdered(collection, request, request.orderBy, (slot) => allowed === undefined || allowed.has(slot));
 
   const ids = filters.idsInOrder();
