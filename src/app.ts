@@ -6,7 +6,7 @@ import { installAuth } from './auth/install.js';
 import type { Config } from './config.js';
 import { CollectionRegistry } from './engine/collection-registry.js';
 import { Engine } from './engine/engine.js';
-import { filterHooks } from './filter/collection-filters.js';
+import { filterAnswersFor, filterHooks } from './filter/collection-filters.js';
 import { registerDashboardRoutes } from './http/dashboard.js';
 import { clientErrorHandler, frameworkErrorHandler, registerErrorHandling } from './http/error-handler.js';
 import { registerJsonBody } from './http/json-body.js';
@@ -24,6 +24,7 @@ import { registerMonitoring } from './http/monitoring.js';
 import { registerProbeRoutes } from './http/probes.js';
 import { ServerMetrics } from './monitoring/metrics.js';
 import { registerStorageMetrics } from './monitoring/storage-metrics.js';
+import { registerFilterAnswerMetrics } from './monitoring/filter-answer-metrics.js';
 import { RequestStatistics } from './monitoring/request-statistics.js';
 import { telemetryCollections } from './monitoring/telemetry.js';
 import { approximateDatabaseBytes } from './storage/storage-size.js';
@@ -101,7 +102,8 @@ export function buildApp(config: Config, options: BuildOptions = {}): FastifyIns
   app.decorate('engine', engine);
   app.decorate('quiverConfig', config);
   // The filter module reaches each collection only through these hooks (payload indexes, filters).
-  const collections = new CollectionRegistry({ config, logger, hooks: filterHooks(config, logger) });
+  const filterAnswers = filterAnswersFor(config);
+  const collections = new CollectionRegistry({ config, logger, hooks: filterHooks(config, logger, filterAnswers) });
   engine.addStep(collections.lifecycleStep());
   app.decorate('collections', collections);
 
@@ -130,6 +132,7 @@ export function buildApp(config: Config, options: BuildOptions = {}): FastifyIns
   });
   app.decorate('metrics', metrics);
   registerStorageMetrics(metrics, () => engine.storageStatus());
+  registerFilterAnswerMetrics(metrics, filterAnswers);
   engine.addStep(new IndexingWatch({ collections: () => collections.all(), logger, intervalMs: config.log.progress_interval_seconds * 1000 }).lifecycleStep());
   const requests = new RequestStatistics();
   registerProbeRoutes(app, engine, isClosing);

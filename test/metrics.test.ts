@@ -138,6 +138,22 @@ describe('/metrics', () => {
     expect(parseMetrics(text).has('quiverdb_http_requests_total')).toBe(true);
   });
 
+  it('metrics — filtered reads are counted as kept or resolved, and the kept sets their bytes', async () => {
+    expect((await server.request('PUT', '/collections/kept-answers', { vectors: { size: 2, distance: 'Dot' } })).status).toBe(200);
+    const points = Array.from({ length: 100 }, (_, id) => ({ id, vector: [1, id], payload: { even: id % 2 === 0 } }));
+    expect((await server.request('PUT', '/collections/kept-answers/points?wait=true', { points })).status).toBe(200);
+    const reads = (families: Families, outcome: string) => value(families, 'quiverdb_filter_answer_reads', { outcome }) ?? 0;
+    const before = (await scrape()).families;
+    // Asked three times at one state: resolved, resolved and kept, then read from the kept set.
+    const body = { vector: [1, 1], limit: 3, filter: { must: [{ key: 'even', match: { value: true } }] } };
+    for (let ask = 0; ask < 3; ask += 1) expect((await server.request('POST', '/collections/kept-answers/points/search', body)).status).toBe(200);
+    const after = (await scrape()).families;
+    expect(reads(after, 'resolved') - reads(before, 'resolved')).toBe(2);
+    expect(reads(after, 'kept') - reads(before, 'kept')).toBe(1);
+    // 100 slots round up to whole 32-bit words: at least 16 bytes more are kept.
+    expect(value(after, 'quiverdb_filter_answers_kept_bytes')! - value(before, 'quiverdb_filter_answers_kept_bytes')!).toBeGreaterThanOrEqual(16);
+  });
+
   it('metrics — extra collectors (the extension point for other modules) are computed at scrape time', async () => {
     const { app, dispose } = await createTestApp();
     try {

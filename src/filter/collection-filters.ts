@@ -151,16 +151,25 @@ export class CollectionFilters implements FilterTarget, CollectionHooks {
    */
   allowed(filter: unknown, field: string): SlotSet {
     const key = this.answers.keyOf(this.answerOwner, filter);
-    if (key === undefined) return filterSlots(this.parse(filter, field), this);
+    if (key === undefined) {
+      const slots = filterSlots(this.parse(filter, field), this);
+      this.answers.reads.resolved += 1;
+      return slots;
+    }
     const version = this.collection.stateVersion;
     const known = this.answers.find(key);
     if (known === undefined) {
       const parsed = this.parse(filter, field);
       this.answers.remember(key, parsed, version);
+      this.answers.reads.resolved += 1;
       return filterSlots(parsed, this);
     }
     this.checkStrictMode(known.parsed, 'retrieve');
-    if (known.version === version && known.slots !== undefined) return known.slots;
+    if (known.version === version && known.slots !== undefined) {
+      this.answers.reads.kept += 1;
+      return known.slots;
+    }
+    this.answers.reads.resolved += 1;
     const slots = filterSlots(known.parsed, this);
     // Asked twice at this state: kept. Asked first at this state: noted, and the set stays the caller's.
     this.answers.remember(key, known.parsed, version, known.version === version ? slots : undefined);
@@ -303,9 +312,12 @@ export function deleteFieldIndex(collection: Collection, fieldName: string, wait
  * The hooks factory app.ts gives the collections registry: every collection it builds gets its
  * filter state (payload indexes, live slots, id order), filled once its points are loaded.
  */
-export function filterHooks(config: Config, logger: Logger): CollectionHooksFactory {
+export function filterHooks(config: Config, logger: Logger, answers: FilterAnswers): CollectionHooksFactory {
   const limits: FilterLimits = { maxDepth: config.limits.max_filter_depth, maxConditions: config.limits.max_filter_conditions };
-  // One budget for all the server's collections.
-  const answers = new FilterAnswers(config.limits.filter_answer_cache_mb * 1024 * 1024);
   return (collection) => new CollectionFilters(collection, limits, logger, answers);
+}
+
+/** The server's kept filter answers: one budget, `limits.filter_answer_cache_mb`, for all its collections. */
+export function filterAnswersFor(config: Config): FilterAnswers {
+  return new FilterAnswers(config.limits.filter_answer_cache_mb * 1024 * 1024);
 }

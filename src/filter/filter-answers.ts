@@ -37,6 +37,8 @@ export class FilterAnswers {
   private readonly entries = new Map<string, FilterAnswer>();
   private bytes = 0;
   private nextOwner = 0;
+  /** Reads answered from a kept set, and reads that resolved their filter, since start (for /metrics). */
+  readonly reads = { kept: 0, resolved: 0 };
 
   /** `byteLimit`: bytes of kept sets at most; 0 keeps nothing. */
   constructor(private readonly byteLimit: number) {}
