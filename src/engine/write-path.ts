@@ -103,8 +103,12 @@ export class WritePath {
         throw errors.internal(operation, error);
       }
       checkpointer.recordWrite(operationId);
-      steps.commit(prepared.plan, operationId);
-      this.options.stateChanged();
+      try {
+        steps.commit(prepared.plan, operationId);
+      } finally {
+        // Even a commit that threw part-way may have changed what reads see.
+        this.options.stateChanged();
+      }
       acknowledge(operationId);
       if (steps.apply) {
         try {
