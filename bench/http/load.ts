@@ -15,6 +15,8 @@ export interface LoadResult {
   errors: number;
   non2xx: number;
   server_cpu_cores: number;
+  /** The server's JS thread alone: 1.0 means the event loop was never idle. */
+  server_js_thread_cores: number;
   /** This process (the load generator) over the same time: on 2 cores it competes with the server. */
   client_cpu_cores: number;
 }
@@ -27,11 +29,13 @@ export async function drive(server: ServerProcess, data: DataSet, connections: n
     body: searchBody(data, query, filtered),
   }));
   const cpuBefore = server.cpuSeconds();
+  const jsThreadBefore = server.jsThreadCpuSeconds();
   const clientBefore = process.cpuUsage();
   const started = performance.now();
   const result = await autocannon({ url: server.url, connections, duration: duration_s, requests });
   const wall_s = (performance.now() - started) / 1000;
   const cpu_s = server.cpuSeconds() - cpuBefore;
+  const jsThread_s = server.jsThreadCpuSeconds() - jsThreadBefore;
   const client = process.cpuUsage(clientBefore);
   return {
     connections,
@@ -42,6 +46,7 @@ export async function drive(server: ServerProcess, data: DataSet, connections: n
     errors: result.errors,
     non2xx: result.non2xx,
     server_cpu_cores: cpu_s / wall_s,
+    server_js_thread_cores: jsThread_s / wall_s,
     client_cpu_cores: (client.user + client.system) / 1e6 / wall_s,
   };
 }

@@ -82,7 +82,7 @@ async function benchmarkSet(server: Awaited<ReturnType<typeof startServer>>, dat
       const run = await drive(server, data, connections, duration_s, filtered);
       runs.push(run);
       console.log(
-        `http ${filtered ? 'filtered' : 'plain   '} ${String(connections).padStart(2)} conn: ${fixed(run.requests_per_s, 0)} req/s, p50 ${run.p50_ms} ms, p99 ${run.p99_ms} ms, server CPU ${fixed(run.server_cpu_cores, 2)} cores, load generator ${fixed(run.client_cpu_cores, 2)} cores${run.errors + run.non2xx > 0 ? `, ${run.errors} errors, ${run.non2xx} non-2xx` : ''}`,
+        `http ${filtered ? 'filtered' : 'plain   '} ${String(connections).padStart(2)} conn: ${fixed(run.requests_per_s, 0)} req/s, p50 ${run.p50_ms} ms, p99 ${run.p99_ms} ms, server CPU ${fixed(run.server_cpu_cores, 2)} cores (JS thread ${fixed(run.server_js_thread_cores, 2)}), load generator ${fixed(run.client_cpu_cores, 2)} cores${run.errors + run.non2xx > 0 ? `, ${run.errors} errors, ${run.non2xx} non-2xx` : ''}`,
       );
     }
   }
@@ -94,7 +94,7 @@ async function benchmarkSet(server: Awaited<ReturnType<typeof startServer>>, dat
 }
 
 function printSummary(reports: SetReport[]): void {
-  console.log('\n| set | filter | HTTP req/s (1 conn) | HTTP req/s (4 conn) | HTTP req/s (64 conn) | p50 / p99 ms (64 conn) | server CPU (64 conn) | HTTP recall@10 | kernel QPS 1 / 2 in flight | kernel recall@10 | HTTP(64) / kernel(2) |');
+  console.log('\n| set | filter | HTTP req/s (1 conn) | HTTP req/s (4 conn) | HTTP req/s (64 conn) | p50 / p99 ms (64 conn) | server CPU (64 conn), of it JS thread | HTTP recall@10 | kernel QPS 1 / 2 in flight | kernel recall@10 | HTTP(64) / kernel(2) |');
   console.log('|---|---|---|---|---|---|---|---|---|---|---|');
   for (const report of reports) {
     for (const filtered of [false, true]) {
@@ -106,7 +106,7 @@ function printSummary(reports: SetReport[]): void {
       const httpRecall = filtered ? report.httpRecall.filtered : report.httpRecall.plain;
       const kernelRecall = filtered ? report.kernelRecall.filtered : report.kernelRecall.plain;
       console.log(
-        `| ${report.data.count / 1000}k x ${report.data.dimension} ${report.data.distance} | ${filtered ? 'keyword 10%' : 'none'} | ${fixed(one.requests_per_s, 0)} | ${fixed(few.requests_per_s, 0)} | ${fixed(many.requests_per_s, 0)} | ${many.p50_ms} / ${many.p99_ms} | ${fixed(many.server_cpu_cores, 2)} cores | ${fixed(httpRecall, 3)} | ${fixed(kernelOne, 0)} / ${fixed(kernelTwo, 0)} | ${fixed(kernelRecall, 3)} | ${fixed((100 * many.requests_per_s) / kernelTwo, 0)}% |`,
+        `| ${report.data.count / 1000}k x ${report.data.dimension} ${report.data.distance} | ${filtered ? 'keyword 10%' : 'none'} | ${fixed(one.requests_per_s, 0)} | ${fixed(few.requests_per_s, 0)} | ${fixed(many.requests_per_s, 0)} | ${many.p50_ms} / ${many.p99_ms} | ${fixed(many.server_cpu_cores, 2)} cores, ${fixed(many.server_js_thread_cores, 2)} | ${fixed(httpRecall, 3)} | ${fixed(kernelOne, 0)} / ${fixed(kernelTwo, 0)} | ${fixed(kernelRecall, 3)} | ${fixed((100 * many.requests_per_s) / kernelTwo, 0)}% |`,
       );
     }
   }

@@ -18,13 +18,20 @@ export interface ServerProcess {
   pid: number;
   /** Seconds of CPU the process has used so far (all its threads). */
   cpuSeconds(): number;
+  /**
+   * Seconds of CPU its main thread (the JS event loop, with the searches it runs inline) has used
+   * so far: near one second per second, the event loop is the bound, whatever the kernel's
+   * threads could still do.
+   */
+  jsThreadCpuSeconds(): number;
   stop(): Promise<void>;
 }
 
 const ticksPerSecond = 100; // USER_HZ on Linux
 
-function cpuSecondsOf(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+/** `path`: a process's or a thread's `stat` file under /proc. */
+function cpuSecondsOf(path: string): number {
+  const stat = readFileSync(path, 'utf8');
   // Fields after the command name (which may hold spaces) start after the last ')'.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(fields[11]) + Number(fields[12])) / ticksPerSecond;
@@ -86,7 +93,9 @@ export async function startServer(root: string, options: StartOptions = {}): Pro
     grpcPort,
     grpcListening,
     pid,
-    cpuSeconds: () => cpuSecondsOf(pid),
+    cpuSeconds: () => cpuSecondsOf(`/proc/${pid}/stat`),
+    // The main thread's id is the process id.
+    jsThreadCpuSeconds: () => cpuSecondsOf(`/proc/${pid}/task/${pid}/stat`),
     async stop() {
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGTERM');
