@@ -46,7 +46,7 @@ export class CollectionFilters implements FilterTarget, CollectionHooks {
     readonly collection: Collection,
     readonly limits: FilterLimits,
     private readonly logger: Logger,
-    private readonly answers = new FilterAnswers(0),
+    private readonly answers: FilterAnswers,
   ) {
     this.answerOwner = answers.newOwner();
   }
@@ -151,29 +151,29 @@ export class CollectionFilters implements FilterTarget, CollectionHooks {
    */
   allowed(filter: unknown, field: string): SlotSet {
     const key = this.answers.keyOf(this.answerOwner, filter);
-    if (key === undefined) {
-      const slots = filterSlots(this.parse(filter, field), this);
-      this.answers.reads.resolved += 1;
-      return slots;
-    }
+    if (key === undefined) return this.resolve(this.parse(filter, field));
     const version = this.collection.stateVersion;
     const known = this.answers.find(key);
-    if (known === undefined) {
-      const parsed = this.parse(filter, field);
-      this.answers.remember(key, parsed, version);
-      this.answers.reads.resolved += 1;
-      return filterSlots(parsed, this);
+    let parsed: Filter | undefined;
+    if (known === undefined) parsed = this.parse(filter, field);
+    else {
+      parsed = known.parsed;
+      this.checkStrictMode(parsed, 'retrieve');
+      if (known.version === version && known.slots !== undefined) {
+        this.answers.reads.kept += 1;
+        return known.slots;
+      }
     }
-    this.checkStrictMode(known.parsed, 'retrieve');
-    if (known.version === version && known.slots !== undefined) {
-      this.answers.reads.kept += 1;
-      return known.slots;
-    }
-    this.answers.reads.resolved += 1;
-    const slots = filterSlots(known.parsed, this);
+    const slots = this.resolve(parsed);
     // Asked twice at this state: kept. Asked first at this state: noted, and the set stays the caller's.
-    this.answers.remember(key, known.parsed, version, known.version === version ? slots : undefined);
+    this.answers.remember(key, parsed, version, known?.version === version ? slots : undefined);
     return slots;
+  }
+
+  /** A read's filter resolved afresh (counted for /metrics). */
+  private resolve(parsed: Filter | undefined): SlotSet {
+    this.answers.reads.resolved += 1;
+    return filterSlots(parsed, this);
   }
 
   /** Every live point id in id order (docs/api.md §2). */
