@@ -19,6 +19,12 @@ struct PoolState {
     /// makes a futex system call on every notify, waiters or not, and under load (more searches
     /// in flight than threads) none waits (bench/README.md, "The hand-off's wake-ups").
     idle: usize,
+    /// Notifies sent that no woken thread has taken yet. A woken thread counts as idle until it
+    /// gets the lock back, and the JS thread submits a turn's searches in a burst: without this,
+    /// each of them notified again while the first wake-up was still on its way (bench/README.md,
+    /// "Wake-ups already on their way"). A spurious wake-up may take one early; the cost is one
+    /// notify more, never a job left waiting, since a woken thread takes jobs until none is left.
+    waking: usize,
     shutdown: bool,
 }
 
@@ -40,7 +46,7 @@ impl Pool {
     fn start(name: &str, threads: usize, nice: i32) -> &'static Pool {
         // Leaked on purpose: threads that outlive a job may still touch it during exit.
         let pool: &'static Pool = Box::leak(Box::new(Pool {
-            state: Mutex::new(PoolState { jobs: VecDeque::new(), idle: 0, shutdown: false }),
+            state: Mutex::new(PoolState { jobs: VecDeque::new(), idle: 0, waking: 0, shutdown: false }),
             ready: Condvar::new(),
         }));
         for number in 0..threads {
@@ -66,6 +72,7 @@ impl Pool {
                     state.idle += 1;
                     state = self.ready.wait(state).unwrap_or_else(|poisoned| poisoned.into_inner());
                     state.idle -= 1;
+                    state.waking = state.waking.saturating_sub(1);
                 }
             };
             // Jobs catch their own panics (errors::guarded); this keeps the thread alive even
@@ -84,9 +91,12 @@ impl Pool {
             return;
         }
         state.jobs.push_back(job);
-        let waiting = state.idle > 0;
+        let wake = state.idle > state.waking;
+        if wake {
+            state.waking += 1;
+        }
         drop(state);
-        if waiting {
+        if wake {
             self.ready.notify_one();
         }
     }
@@ -130,4 +140,40 @@ pub fn file_pool(env: &napi::Env) -> &'static Pool {
 /// during service (a collection recovered later) must not hold a search thread for seconds.
 pub fn load_pool(env: &napi::Env) -> &'static Pool {
     shared(&LOAD_POOL, env, "quiver-loads", thread_count, 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Pool;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::{mpsc, Arc};
+    use std::time::Duration;
+
+    #[test]
+    fn every_job_submitted_in_bursts_to_sleeping_threads_runs() {
+        let pool = Pool::start("pool-test", 2, 0);
+        let done = Arc::new(AtomicUsize::new(0));
+        let (finished, wait) = mpsc::channel();
+        let bursts = 200;
+        let burst = 25;
+        for _ in 0..bursts {
+            // The threads fall asleep between bursts, so each burst starts with notifies whose
+            // wake-ups are still on their way while the rest of the burst is queued.
+            std::thread::sleep(Duration::from_micros(200));
+            for _ in 0..burst {
+                let done = Arc::clone(&done);
+                let finished = finished.clone();
+                pool.submit(Box::new(move || {
+                    if done.fetch_add(1, Ordering::SeqCst) + 1 == bursts * burst {
+                        let _ = finished.send(());
+                    }
+                }));
+            }
+        }
+        assert!(wait.recv_timeout(Duration::from_secs(30)).is_ok(), "{} of {} jobs ran", done.load(Ordering::SeqCst), bursts * burst);
+        let state = pool.state.lock().unwrap();
+        assert!(state.waking <= state.idle, "waking {} > idle {}", state.waking, state.idle);
+        drop(state);
+        pool.shutdown();
+    }
 }
