@@ -10,6 +10,7 @@ import { buildQuiverIndex, EF_CONSTRUCT, M } from '../ann/contenders.js';
 import { clusteredDataset, type Dataset } from '../ann/data.js';
 import { setInlineSearch } from '../../src/native/inline-search.js';
 import type { WrappedVectorIndex } from '../../src/native/vector-index.js';
+import { median } from '../statistics.js';
 
 const quick = process.argv.includes('--quick');
 const K = 10;
@@ -117,11 +118,6 @@ async function checkSame(index: WrappedVectorIndex, dataset: Dataset): Promise<n
     if (!same) mismatches += 1;
   }
   return mismatches;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
 }
 
 async function main(): Promise<void> {

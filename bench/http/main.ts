@@ -18,6 +18,7 @@ import { makeDataSet, type DataSet } from './data.js';
 import { buildKernel, exactAnswers, kernelAnswers, kernelQps, recallAt10 } from './kernel.js';
 import { drive, type LoadResult } from './load.js';
 import { startServer, waitReady } from './server.js';
+import { median, medianBy } from '../statistics.js';
 
 const quick = process.argv.includes('--quick');
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -54,18 +55,6 @@ interface SetReport {
   ratio: { plain: number; filtered: number };
   runs: LoadResult[];
   doors: DoorResult[];
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((left, right) => left - right);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-}
-
-/** The item whose `key` is the median (the lower middle one of an even count). */
-function medianBy<Item>(items: Item[], key: (item: Item) => number): Item {
-  const sorted = [...items].sort((left, right) => key(left) - key(right));
-  return sorted[Math.floor((sorted.length - 1) / 2)]!;
 }
 
 function printRun(runs: LoadResult[], run: LoadResult): void {

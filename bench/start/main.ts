@@ -21,6 +21,7 @@ import { fileURLToPath } from 'node:url';
 import { startChildServer, waitUntilReady, type ChildServer } from '../../test/support/child-server.js';
 import { freePort } from '../../test/grpc/free-port.js';
 import { mulberry32 } from '../../test/support/seeded-random.js';
+import { median } from '../statistics.js';
 
 const quick = process.argv.includes('--quick');
 const uploadOnly = process.argv.includes('--upload');
@@ -158,12 +159,6 @@ async function removeCheckpoints(directory: string): Promise<number> {
     }
   }
   return removed;
-}
-
-/** The median of `values` (sorted copy). */
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((left, right) => left - right);
-  return sorted[Math.floor(sorted.length / 2)]!;
 }
 
 /**
