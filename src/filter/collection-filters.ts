@@ -258,6 +258,14 @@ export function allowedSlots(collection: Collection, filter: unknown, field = 'f
   return filtersOf(collection).allowed(filter, field);
 }
 
+/**
+ * allowedSlots for a request whose `filter` may be absent: undefined when it is (every point is
+ * allowed), for the reads that walk points themselves (scroll, facets, the search matrix).
+ */
+export function requestAllowedSlots(collection: Collection, filter: unknown, field = 'filter'): SlotSet | undefined {
+  return filter === undefined || filter === null ? undefined : allowedSlots(collection, filter, field);
+}
+
 /** `count`: exact, or estimated from the indexes and a sample when `exact` is false. */
 export function countPoints(collection: Collection, filter: unknown, exact: boolean): number {
   const filters = filtersOf(collection);

@@ -9,7 +9,7 @@ import { parseDatetime } from '../payload/datetime.js';
 import { isOrderedIndex, type OrderedIndex } from '../payload/indexes/types.js';
 import { NumericIndex } from '../payload/indexes/numeric.js';
 import { parsePath, PathSyntaxError } from '../payload/path.js';
-import { filtersOf } from './collection-filters.js';
+import { filtersOf, requestAllowedSlots } from './collection-filters.js';
 import { describeJsonValue } from '../json/describe.js';
 
 export interface OrderBy {
@@ -38,7 +38,7 @@ export function scroll(collection: Collection, request: ScrollRequest): ScrollRe
   collection.checkVectorSelection(request.vector);
   const filters = filtersOf(collection);
   // Paging through a filter asks it once a page: later pages read a kept answer (filter-answers.ts).
-  const allowed = request.filter === undefined || request.filter === null ? undefined : filters.allowed(request.filter, 'filter');
+  const allowed = requestAllowedSlots(collection, request.filter);
   if (request.orderBy) return scrollOrdered(collection, request, request.orderBy, (slot) => allowed === undefined || allowed.has(slot));
 
   const ids = filters.idsInOrder();

@@ -8,7 +8,7 @@
 // correct than an exact one.
 import type { Collection } from '../engine/collection.js';
 import { errors } from '../errors.js';
-import { allowedSlots, filtersOf } from '../filter/collection-filters.js';
+import { filtersOf, requestAllowedSlots } from '../filter/collection-filters.js';
 import type { FieldIndex } from '../payload/indexes/field-indexes.js';
 import { parsePath, PathSyntaxError, valuesAt, type PayloadPath } from '../payload/path.js';
 import { integerKey } from '../payload/values.js';
@@ -108,7 +108,7 @@ export function facetCounts(collection: Collection, request: FacetRequest): Face
       `No appropriate index for faceting: \`${request.key}\`. Please create one to facet on this field (a keyword, integer with lookup, bool or uuid index)`,
     );
   }
-  const allowed = request.filter === undefined || request.filter === null ? undefined : allowedSlots(collection, request.filter, 'filter');
+  const allowed = requestAllowedSlots(collection, request.filter);
 
   const counts = new Map<string, FacetHit>();
   const seen = new Set<string>();

@@ -8,7 +8,7 @@
 // ids whatever order they were written in. Like Qdrant, the sample is put in id order and fewer
 // than two candidate points give an empty matrix.
 import type { Collection, PointEntry } from '../engine/collection.js';
-import { allowedSlots } from '../filter/collection-filters.js';
+import { requestAllowedSlots } from '../filter/collection-filters.js';
 import { SlotSet } from '../points/slot-set.js';
 import { comparePointIds, type PointId } from '../points/ids.js';
 import { float32ToNumber } from '../points/vectors.js';
@@ -71,7 +71,7 @@ function wireScore(score: number): number {
 /** The `sample` lowest-ranked candidates, in id order. */
 function drawSample(collection: Collection, request: SearchMatrixRequest): PointEntry[] {
   const index = collection.vectorIndex(request.using, 'using');
-  const allowed = request.filter === undefined || request.filter === null ? undefined : allowedSlots(collection, request.filter, 'filter');
+  const allowed = requestAllowedSlots(collection, request.filter);
   const selector = new TopK(request.sample, 'smaller_better');
   for (const entry of collection.livePoints()) {
     if (allowed && !allowed.has(entry.slot)) continue;
