@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest';
-import { scoredAnswerText } from './scored-answer-text.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { scoredAnswerText, setKernelScoredLists } from './scored-answer-text.js';
 
 /** A seeded generator, so a failure names the values that made it. */
 function generator(seed: number): () => number {
@@ -11,22 +11,32 @@ function generator(seed: number): () => number {
 }
 
 const awkwardNumbers = [0, -0, 1, -1, 0.1, 1e-7, 1.5e-7, 123456789012, 1e21, 2e21, -1e-300, 5e-324, Number.MAX_SAFE_INTEGER, 3.4028234663852886e38, Math.fround(0.1)];
+/** Numbers the kernel's writer refuses (not whole, beyond 2^53 - 1) or writes at its edges. */
+const awkwardNumberIds = [0, -0, Number.MAX_SAFE_INTEGER, 2 ** 53, 2 ** 60, 1.5, -3];
 const awkwardIds = ['9b5e3c1a-0f4d-4c1e-8a0b-3f2e1d0c9b8a', 'quote " and backslash \\', 'line\nbreak \u0000 nul \u2028', 'émoji 😀 and lone \ud800'];
 
 function envelope(result: unknown, time: unknown = 0.000123): unknown {
   return { usage: { hardware: null }, time, status: 'ok', result };
 }
 
-describe('scored answer text', () => {
+// Lists of four points or more are written by the kernel, shorter ones in TypeScript; with the
+// kernel off every list is written in TypeScript, the kernel's slow twin. Both must be
+// JSON.stringify's text.
+for (const kernel of [true, false]) {
+describe(`scored answer text (${kernel ? 'long lists by the kernel' : 'every list in TypeScript'})`, () => {
+  beforeAll(() => setKernelScoredLists(kernel));
+  afterAll(() => setKernelScoredLists(true));
+
   it('a plain scored answer, a search\'s list or a query\'s {points}, is written exactly as JSON.stringify writes it', () => {
     const random = generator(11);
     for (let trial = 0; trial < 2000; trial += 1) {
       const length = Math.floor(random() * 12);
       const points = Array.from({ length }, () => {
         const pick = random();
-        const id = pick < 0.2 ? awkwardIds[Math.floor(random() * awkwardIds.length)]! : pick < 0.4 ? Math.floor(random() * 2 ** 53) : Math.floor(random() * 1e6);
+        const id = pick < 0.05 ? awkwardIds[Math.floor(random() * awkwardIds.length)]! : pick < 0.1 ? awkwardNumberIds[Math.floor(random() * awkwardNumberIds.length)]! : pick < 0.4 ? Math.floor(random() * 2 ** 53) : Math.floor(random() * 1e6);
         const score = random() < 0.3 ? awkwardNumbers[Math.floor(random() * awkwardNumbers.length)]! : (random() - 0.5) * 10 ** Math.floor(random() * 12 - 6);
-        return { id, version: Math.floor(random() * 1000), score };
+        const version = random() < 0.02 ? awkwardNumberIds[Math.floor(random() * awkwardNumberIds.length)]! : Math.floor(random() * 1000);
+        return { id, version, score };
       });
       const result = trial % 2 === 0 ? points : { points };
       const value = envelope(result, random() < 0.5 ? random() / 100 : awkwardNumbers[trial % awkwardNumbers.length]);
@@ -79,6 +89,12 @@ describe('scored answer text', () => {
     const sparse = [point];
     sparse.length = 3;
     others.push(envelope(sparse));
-    others.forEach((other, position) => expect([position, scoredAnswerText(other)]).toEqual([position, undefined]));
+    // The same refusals at the end of a list long enough for the kernel.
+    const padded = others.map((other) => {
+      const result = (other as { result?: unknown } | undefined)?.result;
+      return Array.isArray(result) ? { ...(other as object), result: [point, point, point, ...(result as unknown[])] } : other;
+    });
+    [...others, ...padded].forEach((other, position) => expect([position, scoredAnswerText(other)]).toEqual([position, undefined]));
   });
 });
+}

@@ -5,6 +5,7 @@
 // writes the same characters by concatenation in about a third of that (bench/README.md, "The
 // request path's own costs"). Anything else, or anything it is not sure of, is left to
 // serializeJson: JSON.stringify is the slow twin, compared in scored-answer-text.test.ts.
+import { native } from '../native/index.js';
 
 /**
  * Whether `value` is a plain object (so no `toJSON` of a class's) whose enumerable keys are
@@ -31,15 +32,61 @@ function numberText(value: unknown): string | undefined {
 
 const queryResultKeys = ['points'];
 
+/**
+ * Lists this long or longer are written by the kernel (`scoredPointsJson`,
+ * crates/quiver-core/src/json_number_text.rs) when their ids are numbers: printing ten fresh
+ * scores with `String` cost ~2 µs of a 128-d search's JS time, the whole list ~5–7 µs, against
+ * ~1 µs for the kernel's call (bench/README.md, "Scores written by the kernel"). Shorter lists
+ * cost less here than the call does.
+ */
+const kernelListLength = 4;
+/** The kernel's inputs, kept between answers up to this many points; longer lists get their own. */
+const kernelScratchLimit = 4096;
+let kernelIds = new Float64Array(64);
+let kernelVersions = new Float64Array(64);
+let kernelScores = new Float64Array(64);
+
+/** Off: every list is written here (the kernel's slow twin, for tests). */
+let kernelLists = true;
+export function setKernelScoredLists(enabled: boolean): void {
+  kernelLists = enabled;
+}
+
 /** A list of `{id, version, score}` as JSON text, or undefined when it is not exactly that. */
 function scoredPointsText(result: unknown): string | undefined {
   if (!Array.isArray(result) || Object.getPrototypeOf(result) !== Array.prototype) return undefined;
   const points = result as unknown[];
-  let text = '[';
   for (let position = 0; position < points.length; position += 1) {
     const point = points[position];
     if (typeof point !== 'object' || point === null || !hasExactKeys(point, pointKeys)) return undefined;
-    const { id, version, score } = point as { id: unknown; version: unknown; score: unknown };
+  }
+  const scored = points as { id: unknown; version: unknown; score: unknown }[];
+  return (kernelLists && scored.length >= kernelListLength ? kernelListText(scored) : undefined) ?? listText(scored);
+}
+
+/** The kernel's text of the list, or undefined when an id, version or score is not a plain number it writes. */
+function kernelListText(points: readonly { id: unknown; version: unknown; score: unknown }[]): string | undefined {
+  const count = points.length;
+  let [ids, versions, scores] = [kernelIds, kernelVersions, kernelScores];
+  if (ids.length < count) {
+    [ids, versions, scores] = [new Float64Array(count), new Float64Array(count), new Float64Array(count)];
+    if (count <= kernelScratchLimit) [kernelIds, kernelVersions, kernelScores] = [ids, versions, scores];
+  }
+  for (let position = 0; position < count; position += 1) {
+    const { id, version, score } = points[position]!;
+    if (typeof id !== 'number' || typeof version !== 'number' || typeof score !== 'number') return undefined;
+    ids[position] = id;
+    versions[position] = version;
+    scores[position] = score;
+  }
+  return native.scoredPointsJson(ids, versions, scores, count) ?? undefined;
+}
+
+/** The list's text written here, or undefined where JSON.stringify would not write a value's digits. */
+function listText(points: readonly { id: unknown; version: unknown; score: unknown }[]): string | undefined {
+  let text = '[';
+  for (let position = 0; position < points.length; position += 1) {
+    const { id, version, score } = points[position]!;
     const idText = typeof id === 'string' ? JSON.stringify(id) : numberText(id);
     const versionText = numberText(version);
     const scoreText = numberText(score);

@@ -49,6 +49,21 @@ describe('native addon', () => {
     }
   });
 
+  it('scoredPointsJson writes the first count entries as a search list, null for values it does not write, and refuses a count beyond an array', () => {
+    const [ids, versions, scores] = [new Float64Array([3, 2 ** 53 - 1, 8]), new Float64Array([0, 7, 1]), new Float64Array([0.5, -1e-7, 2])];
+    expect(native.scoredPointsJson(ids, versions, scores, 2)).toBe('[{"id":3,"version":0,"score":0.5},{"id":9007199254740991,"version":7,"score":-1e-7}]');
+    expect(native.scoredPointsJson(ids, versions, scores, 0)).toBe('[]');
+    expect(native.scoredPointsJson(new Float64Array([1.5]), new Float64Array([0]), new Float64Array([1]), 1)).toBeNull();
+    expect(native.scoredPointsJson(new Float64Array([1]), new Float64Array([0]), new Float64Array([Number.NaN]), 1)).toBeNull();
+    let caught: unknown;
+    try {
+      native.scoredPointsJson(ids, versions, new Float64Array(2), 3);
+    } catch (error) {
+      caught = error;
+    }
+    expect(nativeErrorCode(caught)).toBe('INVALID_ARGUMENT');
+  });
+
   it('jsonNumberRow writes the values from the offset as a JSON array, and refuses a range that does not fit', () => {
     expect(native.jsonNumberRow(new Float32Array([9, 0.1, -2.5, 1e-7, 3e21]), 1, 4)).toBe('[0.1,-2.5,1e-7,3e+21]');
     expect(native.jsonNumberRow(new Float32Array(2), 2, 0)).toBe('[]');

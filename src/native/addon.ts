@@ -39,6 +39,13 @@ export interface NativeBinding {
    */
   jsonNumberRow(values: Float32Array, offset: number, length: number): string;
   /**
+   * The JSON text `[{"id":…,"version":…,"score":…},…]` of the first `count` entries of the three
+   * arrays, as `JSON.stringify` writes it, or null when an id or version is not a whole number
+   * from 0 to 2^53 - 1 or a score is not finite. Twin: the TypeScript writer in
+   * src/json/scored-answer-text.ts.
+   */
+  scoredPointsJson(ids: Float64Array, versions: Float64Array, scores: Float64Array, count: number): string | null;
+  /**
    * Reads the rest of a JSON array of numbers (what follows its `[` or a comma, through its `]`,
    * the text's last character) into `into` from `offset`: how many, or -1 where JSON.parse would
    * read the text otherwise or refuse it, or `into` has too few places.

@@ -56,6 +56,57 @@ pub fn write_json_number(value: f32, out: &mut Vec<u8>) {
     }
 }
 
+/// The largest whole number a double holds exactly with every smaller one (2^53 - 1): point
+/// ids and versions up to it are plain JSON numbers.
+const SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;
+
+/// Appends `[{"id":…,"version":…,"score":…},…]`, the list a plain search answers, as
+/// `JSON.stringify` writes it (src/json/scored-answer-text.ts builds the same text in
+/// TypeScript, its slow twin). Ids and versions must be whole numbers from 0 to 2^53 - 1 and
+/// scores finite, and the three lists of one length; otherwise nothing is appended and the
+/// answer is false.
+pub fn write_scored_points(ids: &[f64], versions: &[f64], scores: &[f64], out: &mut Vec<u8>) -> bool {
+    let whole = |value: &f64| value.fract() == 0.0 && (0.0..=SAFE_INTEGER).contains(value);
+    if ids.len() != versions.len() || ids.len() != scores.len() || !ids.iter().all(whole) || !versions.iter().all(whole) {
+        return false;
+    }
+    if !scores.iter().all(|score| score.is_finite()) {
+        return false;
+    }
+    // `{"id":` and the rest of the keys take 28 bytes; numbers mostly under 30 together.
+    out.reserve(ids.len() * 58 + 2);
+    out.push(b'[');
+    for position in 0..ids.len() {
+        if position > 0 {
+            out.push(b',');
+        }
+        out.extend_from_slice(b"{\"id\":");
+        write_digits(ids[position] as u64, out);
+        out.extend_from_slice(b",\"version\":");
+        write_digits(versions[position] as u64, out);
+        out.extend_from_slice(b",\"score\":");
+        write_json_double(scores[position], out);
+        out.push(b'}');
+    }
+    out.push(b']');
+    true
+}
+
+/// Appends the text `JSON.stringify` writes for a finite double: the shortest digits that read
+/// back as it and, of those, the nearest (Ryū's, and ECMAScript's Number::toString's), in
+/// Number::toString's layout. Negative zero is written `0`, as JSON.stringify writes it.
+pub fn write_json_double(value: f64, out: &mut Vec<u8>) {
+    if value == 0.0 {
+        out.push(b'0');
+        return;
+    }
+    let mut buffer = ryu::Buffer::new();
+    match read_shortest(buffer.format_finite(value).as_bytes()) {
+        Printed::Decimal { negative, digits, exponent } => write_decimal(negative, digits, exponent, out),
+        _ => unreachable!("read_shortest gives digits"),
+    }
+}
+
 /// Whether Ryū's text of a float32 is already laid out as Number::toString lays it out: it is
 /// for a fraction from 1e-6 up (`0.001234`, `12.34`) and for a negative exponent (`1.5e-7`), the
 /// forms most vector values take, and is not for an integer (`1234.0`) or a positive exponent
@@ -177,6 +228,75 @@ mod tests {
             let read: f64 = text.parse().expect("a number Rust reads");
             assert_eq!(read.to_bits(), if expected == 0.0 { 0.0f64.to_bits() } else { expected.to_bits() }, "{text}");
         }
+    }
+
+    fn double_text(value: f64) -> String {
+        let mut out = Vec::new();
+        write_json_double(value, &mut out);
+        String::from_utf8(out).expect("ASCII")
+    }
+
+    #[test]
+    fn a_double_is_written_in_each_layout_of_number_to_string() {
+        // The right-hand sides are `String(x)` in JavaScript (node -p); vitest compares many more
+        // (src/json/scored-answer-text.test.ts).
+        let cases: [(f64, &str); 14] = [
+            (0.0, "0"),
+            (-0.0, "0"),
+            (7.0, "7"),
+            (0.1, "0.1"),
+            (-2.5, "-2.5"),
+            (0.30000000000000004, "0.30000000000000004"),
+            (123_456.789, "123456.789"),
+            (1e20, "100000000000000000000"),
+            (1e21, "1e+21"),
+            (1.7976931348623157e308, "1.7976931348623157e+308"),
+            (0.000_001, "0.000001"),
+            (1e-7, "1e-7"),
+            (-1.2345e-7, "-1.2345e-7"),
+            (5e-324, "5e-324"),
+        ];
+        for (value, expected) in cases {
+            assert_eq!(double_text(value), expected, "{value:e}");
+        }
+    }
+
+    #[test]
+    fn every_double_text_reads_back_as_the_same_double() {
+        let mut random = crate::test_support::Random::new(12);
+        for round in 0..200_000 {
+            let value = f64::from(random.printing_sample(round)) * if round % 3 == 0 { 1.0 } else { 1.000_000_1 };
+            if !value.is_finite() {
+                continue;
+            }
+            let text = double_text(value);
+            let read: f64 = text.parse().expect("a number Rust reads");
+            assert_eq!(read, value, "{text}");
+        }
+    }
+
+    #[test]
+    fn a_scored_list_is_written_only_from_whole_ids_and_versions_and_finite_scores() {
+        let mut out = Vec::new();
+        assert!(write_scored_points(&[], &[], &[], &mut out));
+        assert!(write_scored_points(&[7.0, 9_007_199_254_740_991.0], &[0.0, 12.0], &[0.5, -1e-7], &mut out));
+        assert_eq!(
+            String::from_utf8(out.clone()).expect("ASCII"),
+            r#"[][{"id":7,"version":0,"score":0.5},{"id":9007199254740991,"version":12,"score":-1e-7}]"#
+        );
+        let before = out.len();
+        for (ids, versions, scores) in [
+            (&[1.5][..], &[0.0][..], &[0.5][..]),
+            (&[-1.0], &[0.0], &[0.5]),
+            (&[9_007_199_254_740_992.0], &[0.0], &[0.5]),
+            (&[1.0], &[0.5], &[0.5]),
+            (&[1.0], &[0.0], &[f64::NAN]),
+            (&[1.0], &[0.0], &[f64::INFINITY]),
+            (&[1.0, 2.0], &[0.0], &[0.5, 0.5]),
+        ] {
+            assert!(!write_scored_points(ids, versions, scores, &mut out), "{ids:?} {versions:?} {scores:?}");
+        }
+        assert_eq!(out.len(), before, "nothing appended when refused");
     }
 
     #[test]

@@ -79,6 +79,26 @@ pub fn json_number_row(values: Float32ArraySlice<'_>, offset: u32, length: u32) 
     Ok(String::from_utf8(text).expect("the row's text is ASCII"))
 }
 
+/// The JSON text of a plain search's list, `[{"id":…,"version":…,"score":…},…]`, for the first
+/// `count` entries of each array (quiver_core::json_number_text::write_scored_points), or null
+/// when an id or version is not a whole number from 0 to 2^53 - 1 or a score not finite (the
+/// caller then writes it itself). Twin: the TypeScript writer in src/json/scored-answer-text.ts.
+#[napi(catch_unwind)]
+pub fn scored_points_json(
+    ids: Float64ArraySlice<'_>,
+    versions: Float64ArraySlice<'_>,
+    scores: Float64ArraySlice<'_>,
+    count: u32,
+) -> Result<Option<String>> {
+    let count = count as usize;
+    let (Some(ids), Some(versions), Some(scores)) = (ids.get(..count), versions.get(..count), scores.get(..count)) else {
+        return Err(errors::error(quiver_core::ErrorCode::InvalidArgument, format!("{count} entries do not fit in the arrays given")));
+    };
+    let mut text = Vec::new();
+    Ok(quiver_core::json_number_text::write_scored_points(ids, versions, scores, &mut text)
+        .then(|| String::from_utf8(text).expect("the list's text is ASCII")))
+}
+
 /// Reads the rest of a JSON array of numbers, `text` (what follows its `[` or a comma, through its
 /// `]`, which must be the text's last character), into `into` from `offset`: how many numbers, or
 /// -1 where JSON.parse would read it otherwise or refuse it (quiver_core::json_numbers). For the
