@@ -134,7 +134,9 @@ describe('json codec: number arrays read by the kernel', () => {
     const cut = Buffer.concat([Buffer.from('{"a":"'), Buffer.from([0xe2, 0x82]), Buffer.from(`","v":${JSON.stringify(row)}}`)]);
     expect(outcomeOf(() => parseJsonBytes(cut))).toEqual(outcomeOf(() => parseJson(cut.toString('utf8'))));
     // The refused key and malformed text get parseJson's errors.
-    for (const text of [`{"__proto__":{"x":1},"v":${JSON.stringify(row)}}`, `{"v":${JSON.stringify(row)}`, `{"v":${JSON.stringify(row)},}`]) {
+    // (The key is looked for in the text around the arrays: before, between and after them.)
+    const refused = [`{"__proto__":{"x":1},"v":${JSON.stringify(row)}}`, `{"v":${JSON.stringify(row)},"w":{"__proto__":1},"u":${JSON.stringify(row)}}`, `{"v":${JSON.stringify(row)},"__proto__":{"x":1}}`];
+    for (const text of [...refused, `{"v":${JSON.stringify(row)}`, `{"v":${JSON.stringify(row)},}`]) {
       expect(outcomeOf(() => parseJsonBytes(Buffer.from(text)))).toEqual(outcomeOf(() => parseJson(text)));
       expect(outcomeOf(() => parseJson(text))).toHaveProperty('error');
     }

@@ -155,6 +155,10 @@ function parseWithKernelArrays(found: number[], slice: (from: number, to?: numbe
     from = end;
   }
   rest += slice(from);
+  // The key is looked for here rather than in the whole text: the arrays cut out hold only
+  // numbers, commas and whitespace, so every `"__proto__"` of the text is in the rest, and the
+  // rest of a search body is a few dozen characters against thousands (the slow path refuses it).
+  if (rest.includes(protoKey)) return undefined;
   let value: unknown;
   try {
     value = JSON.parse(rest);
@@ -192,7 +196,7 @@ export function parseJsonWhole(text: string): unknown {
  * otherwise poison object prototypes when payloads are merged.
  */
 export function parseJson(text: string): unknown {
-  if (text.length >= kernelTextLength && !text.includes(protoKey)) {
+  if (text.length >= kernelTextLength) {
     const value = kernelArraysOrMalformed(() => native.findJsonNumberArrays(text, kernelArrayLength, kernelScratch), (from, to) => text.slice(from, to));
     if (value !== undefined) return value;
   }
@@ -217,7 +221,7 @@ function kernelArraysOrMalformed(find: () => number[], slice: (from: number, to?
  * UTF-8 reads as U+FFFD either way, since the pieces are cut only at the arrays' ASCII brackets.
  */
 export function parseJsonBytes(bytes: Buffer): unknown {
-  if (bytes.length >= kernelTextLength && !bytes.includes(protoKey)) {
+  if (bytes.length >= kernelTextLength) {
     const value = kernelArraysOrMalformed(() => native.findJsonNumberArraysInBytes(bytes, kernelArrayLength, kernelScratch), (from, to) => bytes.toString('utf8', from, to));
     if (value !== undefined) return value;
   }
