@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { native } from '../native/index.js';
 import { scoredAnswerText, setKernelScoredLists } from './scored-answer-text.js';
 
 /** A seeded generator, so a failure names the values that made it. */
@@ -19,11 +20,10 @@ function envelope(result: unknown, time: unknown = 0.000123): unknown {
   return { usage: { hardware: null }, time, status: 'ok', result };
 }
 
-// Lists of four points or more are written by the kernel, shorter ones in TypeScript; with the
-// kernel off every list is written in TypeScript, the kernel's slow twin. Both must be
-// JSON.stringify's text.
-for (const kernel of [true, false]) {
-describe(`scored answer text (${kernel ? 'long lists by the kernel' : 'every list in TypeScript'})`, () => {
+// Lists of four points or more are written by the kernel (kernel lists true), shorter ones in
+// TypeScript; with the kernel off (false) every list is written in TypeScript, the kernel's slow
+// twin. Both must be JSON.stringify's text.
+describe.each([true, false])('scored answer text, kernel lists %s', (kernel) => {
   beforeAll(() => setKernelScoredLists(kernel));
   afterAll(() => setKernelScoredLists(true));
 
@@ -41,6 +41,17 @@ describe(`scored answer text (${kernel ? 'long lists by the kernel' : 'every lis
       const result = trial % 2 === 0 ? points : { points };
       const value = envelope(result, random() < 0.5 ? random() / 100 : awkwardNumbers[trial % awkwardNumbers.length]);
       expect(scoredAnswerText(value)).toBe(JSON.stringify(value));
+    }
+  });
+
+  it('a list of four points or more with numeric ids is written by the kernel when it is on', () => {
+    const kernelCall = vi.spyOn(native, 'scoredPointsJson');
+    try {
+      const points = Array.from({ length: 10 }, (_, position) => ({ id: position * 7, version: position, score: (position - 4.5) / 3 }));
+      expect(scoredAnswerText(envelope(points))).toBe(JSON.stringify(envelope(points)));
+      expect(kernelCall.mock.results.map((result) => typeof result.value)).toEqual(kernel ? ['string'] : []);
+    } finally {
+      kernelCall.mockRestore();
     }
   });
 
@@ -97,4 +108,3 @@ describe(`scored answer text (${kernel ? 'long lists by the kernel' : 'every lis
     [...others, ...padded].forEach((other, position) => expect([position, scoredAnswerText(other)]).toEqual([position, undefined]));
   });
 });
-}
