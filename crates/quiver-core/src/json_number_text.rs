@@ -177,10 +177,15 @@ mod tests {
     use super::*;
     use crate::shortest_decimal::shortest_decimal;
 
-    fn text_of(value: f32) -> String {
+    /// What `write` appends to an empty buffer, as text.
+    fn written(write: impl FnOnce(&mut Vec<u8>)) -> String {
         let mut out = Vec::new();
-        write_json_number(value, &mut out);
+        write(&mut out);
         String::from_utf8(out).expect("ASCII")
+    }
+
+    fn text_of(value: f32) -> String {
+        written(|out| write_json_number(value, out))
     }
 
     #[test]
@@ -231,9 +236,7 @@ mod tests {
     }
 
     fn double_text(value: f64) -> String {
-        let mut out = Vec::new();
-        write_json_double(value, &mut out);
-        String::from_utf8(out).expect("ASCII")
+        written(|out| write_json_double(value, out))
     }
 
     #[test]
