@@ -3,7 +3,8 @@
 // `{"points": [...]}` of them (the query API's answer). Node 20's
 // JSON.stringify took ~4 µs for ten such points, ~2% of a 128-d search request's JS time; this
 // writes the same characters by concatenation in about a third of that (bench/README.md, "The
-// request path's own costs"). Anything else, or anything it is not sure of, is left to
+// request path's own costs"), and a list of four points or more with numeric ids by one kernel
+// call (kernelListText below). Anything else, or anything it is not sure of, is left to
 // serializeJson: JSON.stringify is the slow twin, compared in scored-answer-text.test.ts.
 import { native } from '../native/index.js';
 
