@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { mixedFloat32Samples } from './float32-samples.js';
-import { float32RowToNumbers, float32ToNumber, parsePointVectors, type VectorLayout } from './vectors.js';
+import { checkVectorNorm } from './vector-norm.js';
+import { float32RowToNumbers, float32ToNumber, parseDenseVector, parsePointVectors, type VectorLayout } from './vectors.js';
 
 const layout: VectorLayout = { shape: 'named', dimensions: new Map([['a', 2], ['b', 3]]), sparseNames: new Set(['s']) };
 
@@ -58,5 +59,27 @@ describe('vectors', () => {
     expect(parsePointVectors([12345678901234567890n, 1], 'v', single).get('')![0]).toBe(Math.fround(12345678901234567890));
     expect(() => parsePointVectors([Number.NaN, 1], 'v', single)).toThrow('v[0]: expected a finite number');
     expect(() => parsePointVectors([1, Number.POSITIVE_INFINITY], 'v', single)).toThrow('v[1]: expected a finite number');
+  });
+
+  it('dense vectors — the norm added up while converting decides as checkVectorNorm of the converted vector (its slow twin)', () => {
+    const outcome = (read: () => Float32Array) => {
+      try {
+        return { vector: [...read()] };
+      } catch (error) {
+        return { error: (error as Error).message };
+      }
+    };
+    let seed = 5;
+    const random = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+    // Ordinary values, and magnitudes whose float32 squares overflow or underflow, zeros included.
+    const scales = [1, 1e-3, 1e19, 1e-19, 1e30, 1e-30, 3e38, 0];
+    for (let trial = 0; trial < 400; trial += 1) {
+      const scale = scales[trial % scales.length]!;
+      const values = Array.from({ length: 1 + (trial % 7) * 3 }, () => (random() - 0.5) * scale);
+      for (const distance of ['Cosine', 'Dot', 'Euclid', 'Manhattan'] as const) {
+        const expected = outcome(() => checkVectorNorm(Float32Array.from(values), 'v', distance));
+        expect([trial, distance, outcome(() => parseDenseVector(values, 'v', values.length, distance))]).toEqual([trial, distance, expected]);
+      }
+    }
   });
 });

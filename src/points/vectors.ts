@@ -5,7 +5,7 @@ import { errors } from '../errors.js';
 import { isPlainObject, looksLikeDocument, looksSparse, parseSparseInput, type SparseVector } from './sparse-vector.js';
 import { describeJsonValue } from '../json/describe.js';
 import type { Distance } from '../native/vector-index-contract.js';
-import { checkVectorNorm } from './vector-norm.js';
+import { checkVectorNormOfSquares } from './vector-norm.js';
 import { checkDatatypeValue } from './vector-datatype.js';
 import type { VectorDatatype } from '../native/vector-index-contract.js';
 import { native } from '../native/index.js';
@@ -34,13 +34,15 @@ function describe(value: unknown): string {
 
 /**
  * One dense vector: an array of finite numbers of the expected length; with `distance`, also a
- * norm its scores can use (checkVectorNorm), which may return the vector normalised.
+ * norm its scores can use (checkVectorNormOfSquares), which may return the vector normalised.
  */
 export function parseDenseVector(value: unknown, field: string, dimension: number, distance?: Distance, datatype?: VectorDatatype): Float32Array {
   // A Float64Array is a list of numbers as the fast upsert parser reads it (json/upsert-body-parser.ts).
   if (!Array.isArray(value) && !(value instanceof Float64Array)) throw errors.invalidField(field, `expected an array of numbers, got ${describe(value)}`);
   if (value.length !== dimension) throw errors.dimensionMismatch(field, dimension, value.length);
   const vector = new Float32Array(dimension);
+  // Added up here, from the float32 values as stored, so the norm's check needs no pass of its own.
+  let sumOfSquares = 0;
   for (let position = 0; position < dimension; position += 1) {
     const element = value[position] as unknown;
     // The common case in one test (NaN fails both comparisons); anything else, checked below.
@@ -49,8 +51,10 @@ export function parseDenseVector(value: unknown, field: string, dimension: numbe
     } else {
       vector[position] = checkedElement(element, `${field}[${position}]`, datatype);
     }
+    const stored = vector[position]!;
+    sumOfSquares += stored * stored;
   }
-  return distance === undefined ? vector : checkVectorNorm(vector, field, distance);
+  return distance === undefined ? vector : checkVectorNormOfSquares(vector, sumOfSquares, field, distance);
 }
 
 /** One element of a dense vector as a number, or the 400 naming `field` (its place). */
