@@ -23,9 +23,11 @@ const safeSquaresHigh = 1e36;
  * by maxScoringNorm. Ordinary vectors are returned untouched.
  */
 export function checkVectorNorm(vector: Float32Array, field: string, distance: Distance): Float32Array {
+  // The slow twin of parseDenseVector's one pass (src/points/vectors.test.ts compares them): the
+  // server's vectors add their squares up while they are converted (checkVectorNormOfSquares).
   let sumOfSquares = 0;
   // Indexed, not `for…of`: the typed array's iterator cost ~7 µs a 768-d vector against ~1.7 µs
-  // (bench/README.md, "Query vectors read by the kernel"), paid for every vector of an upsert.
+  // (bench/README.md, "Query vectors read by the kernel").
   for (let position = 0; position < vector.length; position += 1) sumOfSquares += vector[position]! * vector[position]!;
   return checkVectorNormOfSquares(vector, sumOfSquares, field, distance);
 }
