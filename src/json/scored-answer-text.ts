@@ -53,6 +53,9 @@ export function setKernelScoredLists(enabled: boolean): void {
   kernelLists = enabled;
 }
 
+/** A point of a plain answer, its keys checked (hasExactKeys), its values not yet. */
+type ScoredFields = { id: unknown; version: unknown; score: unknown };
+
 /** A list of `{id, version, score}` as JSON text, or undefined when it is not exactly that. */
 function scoredPointsText(result: unknown): string | undefined {
   if (!Array.isArray(result) || Object.getPrototypeOf(result) !== Array.prototype) return undefined;
@@ -61,12 +64,12 @@ function scoredPointsText(result: unknown): string | undefined {
     const point = points[position];
     if (typeof point !== 'object' || point === null || !hasExactKeys(point, pointKeys)) return undefined;
   }
-  const scored = points as { id: unknown; version: unknown; score: unknown }[];
+  const scored = points as ScoredFields[];
   return (kernelLists && scored.length >= kernelListLength ? kernelListText(scored) : undefined) ?? listText(scored);
 }
 
 /** The kernel's text of the list, or undefined when an id, version or score is not a plain number it writes. */
-function kernelListText(points: readonly { id: unknown; version: unknown; score: unknown }[]): string | undefined {
+function kernelListText(points: readonly ScoredFields[]): string | undefined {
   const count = points.length;
   let [ids, versions, scores] = [kernelIds, kernelVersions, kernelScores];
   if (ids.length < count) {
@@ -84,7 +87,7 @@ function kernelListText(points: readonly { id: unknown; version: unknown; score:
 }
 
 /** The list's text written here, or undefined where JSON.stringify would not write a value's digits. */
-function listText(points: readonly { id: unknown; version: unknown; score: unknown }[]): string | undefined {
+function listText(points: readonly ScoredFields[]): string | undefined {
   let text = '[';
   for (let position = 0; position < points.length; position += 1) {
     const { id, version, score } = points[position]!;
