@@ -11,6 +11,8 @@ declare module 'autocannon' {
     connections?: number;
     duration?: number;
     requests?: Request[];
+    /** Called with each client as it is made (bench/http/staggered-clients.ts). */
+    setupClient?: (client: { setRequests(requests: Request[]): void }) => void;
   }
   interface Histogram {
     average: number;

@@ -9,6 +9,7 @@ import autocannon from 'autocannon';
 import { create, toBinary } from '@bufbuild/protobuf';
 import { QueryPointsSchema, SearchPointsSchema } from '@qdrant/js-client-grpc';
 import { rowJson, toFloats, type DataSet } from './data.js';
+import { staggeredClients } from './staggered-clients.js';
 import type { ServerProcess } from './server.js';
 
 export type DoorCall = 'search' | 'query';
@@ -37,7 +38,7 @@ export async function restRate(server: ServerProcess, data: DataSet, call: DoorC
     headers: { 'content-type': 'application/json' },
     body: restBody(data, query, call, filtered),
   }));
-  const result = await autocannon({ url: server.url, connections, duration: duration_s, requests });
+  const result = await autocannon({ url: server.url, connections, duration: duration_s, requests, setupClient: staggeredClients(requests, connections) });
   return { perSecond: result.requests.average, p50: result.latency.p50 };
 }
 

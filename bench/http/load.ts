@@ -3,6 +3,7 @@
 // cores busy).
 import autocannon from 'autocannon';
 import { searchBody } from './client.js';
+import { staggeredClients } from './staggered-clients.js';
 import type { DataSet } from './data.js';
 import type { ServerProcess } from './server.js';
 
@@ -32,7 +33,7 @@ export async function drive(server: ServerProcess, data: DataSet, connections: n
   const jsThreadBefore = server.jsThreadCpuSeconds();
   const clientBefore = process.cpuUsage();
   const started = performance.now();
-  const result = await autocannon({ url: server.url, connections, duration: duration_s, requests });
+  const result = await autocannon({ url: server.url, connections, duration: duration_s, requests, setupClient: staggeredClients(requests, connections) });
   const wall_s = (performance.now() - started) / 1000;
   const cpu_s = server.cpuSeconds() - cpuBefore;
   const jsThread_s = server.jsThreadCpuSeconds() - jsThreadBefore;
