@@ -449,7 +449,12 @@ export class Collection {
     const fits = isMultiVectorIndex(index) ? query.length > 0 && query.length % index.dimension === 0 : query.length === index.dimension;
     if (!fits) throw errors.dimensionMismatch('vector', index.dimension, query.length);
     const searchOptions = this.withThreshold(vectorName, index, options);
-    return this.table.reading(async () => this.livePointsOf(await index.search(query, k, searchOptions)));
+    this.table.beginRead();
+    try {
+      return this.livePointsOf(await index.search(query, k, searchOptions));
+    } finally {
+      this.table.endRead();
+    }
   }
 
   /** Several queries under one vector name, in one kernel call. */

@@ -425,12 +425,25 @@ export class PointTable {
 
   /** Runs a read that may return slots; freed slots are not reused while it runs. */
   async reading<Result>(read: () => Promise<Result>): Promise<Result> {
-    this.readsInFlight += 1;
+    this.beginRead();
     try {
       return await read();
     } finally {
-      this.readsInFlight -= 1;
+      this.endRead();
     }
+  }
+
+  /**
+   * `reading` for a caller that awaits its read itself (a plain search, which saves the two
+   * promises of `reading` and its callback): every beginRead must be paired with an endRead in
+   * a `finally`.
+   */
+  beginRead(): void {
+    this.readsInFlight += 1;
+  }
+
+  endRead(): void {
+    this.readsInFlight -= 1;
   }
 
   /** Resolves once no read is running, or after `timeout_ms` (a read never takes this long). */

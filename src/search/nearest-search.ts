@@ -3,7 +3,7 @@
 // prefetched points the kernel re-scores them with the routine its searches use, so a point
 // scores the same float from a search, a prefetch re-score or a query by id (docs/api.md §5).
 import type { Collection, PointEntry } from '../engine/collection.js';
-import type { VectorIndex } from '../native/vector-index.js';
+import type { SearchOptions, VectorIndex } from '../native/vector-index.js';
 import { scanChunkRows } from './exact-scan.js';
 import type { QueryStage } from './plan.js';
 import type { SlotSet } from './query-environment.js';
@@ -24,12 +24,11 @@ export async function nearestInCollection(
   excluded: ReadonlySet<string>,
   limit: number,
 ): Promise<StageOutput> {
-  const found = await collection.nearest(stage.using, query, limit + excluded.size, {
-    ...(stage.tuning.ef !== undefined ? { ef: stage.tuning.ef } : {}),
-    exact: stage.tuning.exact,
-    ...(stage.tuning.quantization ? { quantization: stage.tuning.quantization } : {}),
-    ...(allowed ? { allowed: new Uint8Array(allowed.words.buffer, allowed.words.byteOffset, allowed.words.byteLength) } : {}),
-  });
+  const options: SearchOptions = { exact: stage.tuning.exact };
+  if (stage.tuning.ef !== undefined) options.ef = stage.tuning.ef;
+  if (stage.tuning.quantization) options.quantization = stage.tuning.quantization;
+  if (allowed) options.allowed = new Uint8Array(allowed.words.buffer, allowed.words.byteOffset, allowed.words.byteLength);
+  const found = await collection.nearest(stage.using, query, limit + excluded.size, options);
   const points: Scored[] = [];
   for (let position = 0; position < found.points.length && points.length < limit; position++) {
     const entry = found.points[position]!;

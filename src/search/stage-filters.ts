@@ -11,9 +11,10 @@ export interface FilterUse {
 }
 
 export class StageFilters {
-  private readonly planned = new Map<unknown, Promise<SlotSet>>();
+  // Both made on the first filter: most searches have none.
+  private planned: Map<unknown, Promise<SlotSet>> | undefined;
   /** Every set this run planned or combined, given back by `release`. */
-  private readonly made = new Set<SlotSet>();
+  private made: Set<SlotSet> | undefined;
 
   constructor(
     private readonly collection: Collection,
@@ -24,15 +25,17 @@ export class StageFilters {
   async allowed(filters: readonly FilterUse[]): Promise<SlotSet | undefined> {
     let combined: SlotSet | undefined;
     for (const use of filters) {
-      let pending = this.planned.get(use.filter);
+      const planned = (this.planned ??= new Map<unknown, Promise<SlotSet>>());
+      const made = (this.made ??= new Set<SlotSet>());
+      let pending = planned.get(use.filter);
       if (!pending) {
         pending = Promise.resolve(this.environment.allowedSlots(this.collection, use.filter, use.field));
-        this.planned.set(use.filter, pending);
+        planned.set(use.filter, pending);
       }
       const slots = await pending;
-      this.made.add(slots);
+      made.add(slots);
       combined = combined ? combined.clone().intersect(slots) : slots;
-      this.made.add(combined);
+      made.add(combined);
     }
     return combined;
   }
@@ -42,9 +45,9 @@ export class StageFilters {
    * is still running then (a failed run keeps them, in case one is). Not to be called before.
    */
   release(): void {
-    for (const slots of this.made) slots.giveBack();
-    this.made.clear();
-    this.planned.clear();
+    if (this.made) for (const slots of this.made) slots.giveBack();
+    this.made?.clear();
+    this.planned?.clear();
   }
 }
 
