@@ -58,6 +58,23 @@ describe('point table', () => {
     expect(table.allocateSlot()).toBe(0);
   });
 
+  it('slots — a read counted with beginRead holds retired slots until its endRead, as reading does', async () => {
+    const table = new PointTable();
+    const point = entry(1, table.allocateSlot());
+    table.set(point);
+    table.beginRead();
+    table.remove(point);
+    table.retireSlots([point.slot]);
+    expect(table.allocateSlot()).toBe(1);
+    let waited = false;
+    const waiting = table.waitForReads().then(() => (waited = true));
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(waited).toBe(false);
+    table.endRead();
+    await waiting;
+    expect(table.allocateSlot()).toBe(0);
+  });
+
   it('slots — slots given back by a refused write are handed out again', () => {
     const table = new PointTable();
     const allocated = [table.allocateSlot(), table.allocateSlot()];
