@@ -1,8 +1,9 @@
 // bench:http — search over HTTP against the kernel alone, on the same data (issue 6).
 // Starts the server as a child process, loads 100k x 128 (Euclid) and 50k x 768 (Cosine) points
 // over HTTP, waits until each collection is green, then drives `points/search` (k = 10) with
-// autocannon at 1, 4 and 64 connections, with and without a keyword filter. Prints requests/s,
-// p50/p99, recall@10 and the server's CPU use, next to the kernel's own 1- and 2-in-flight QPS.
+// autocannon at 1, 4 and 64 connections, each starting at its own query (staggered-clients.ts),
+// with and without a keyword filter. Prints requests/s, p50/p99, recall@10 and the server's CPU
+// use, next to the kernel's own 1- and 2-in-flight QPS.
 // The 64-connection runs and the kernel's 2-in-flight runs alternate, pair by pair, and the
 // ratio is the median of the pairs' ratios: on a shared host the speed drifts by a quarter within
 // minutes, and two figures measured minutes apart compared the drift, not the server.
