@@ -33,7 +33,7 @@ import { withThreshold, type StageOutput } from './stage-output.js';
 // Defined in ./query-environment.ts; also exported here, where the filter bridge imports SlotSet from.
 export type { QueryEnvironment, SlotSet } from './query-environment.js';
 
-/** The excluded set of a run whose plan uses no point as an example (most of them). */
+/** `excluded` until `run` sets it: one empty set for every run, not one made per run. */
 const noExamples: ReadonlySet<string> = new Set<string>();
 
 export class QueryRun {
@@ -54,8 +54,7 @@ export class QueryRun {
 
   /** Runs the plan; the result is best first, offset applied. */
   async run(plan: QueryPlan): Promise<StageOutput> {
-    const examples = exampleIdKeys(plan, this.collection.name);
-    this.excluded = examples.size === 0 ? noExamples : examples;
+    this.excluded = exampleIdKeys(plan, this.collection.name);
     this.idfStatistics = plan.idfStatistics;
     const output = await this.stage(plan, [], plan.limit + plan.offset);
     // Every stage has answered, so no kernel search still reads a filter's slots.
