@@ -4,7 +4,7 @@
 //! significant digits (`0.012345678359270096`), which JavaScript can read exactly only through
 //! `Number()` of a sliced string: a 1,000 × 768 body took 0.43–0.55 s to parse, three times
 //! `JSON.parse` (bench/README.md, "Long numbers in upserts"). Rust's `f64` parsing is correctly
-//! rounded, so each value is the one `JSON.parse` gives.
+//! rounded, and so is each shortcut taken before it: every value is the one `JSON.parse` gives.
 //!
 //! Only what JSON.parse reads the same way is accepted: `number (ws , ws number)* ws ]` with
 //! JSON's number grammar (no `+`, no leading zeros, digits on both sides of a point, no `NaN`
@@ -12,6 +12,8 @@
 //! double range (which JSON.parse makes ±Infinity and the API refuses), or more numbers than
 //! `into` holds, is `None`: the caller then parses the body the slow, exact way, whose answer
 //! (a value or a 400) stands.
+
+use crate::decimal_to_double;
 
 /// Reads `text` (what follows `[` or a comma inside an array, up to its `]`) into `into`;
 /// returns how many numbers and the position just after the `]`.
@@ -130,7 +132,8 @@ const EXACT_POWERS_OF_TEN: [f64; 23] =
 /// `3e-5`) have at most 15 significant digits and a small exponent: their digits make an exact
 /// double and one correctly rounded multiplication or division by an exact power of ten gives
 /// the nearest one (Clinger's fast path), without Rust's general parse, which costs several
-/// times as much. The rest take that parse.
+/// times as much. Those of 16 to 19 digits take one wider product (decimal_to_double.rs); the
+/// rest take that parse.
 fn read_number_at(text: &[u8], start: usize) -> Option<(f64, usize)> {
     let mut position = start;
     let negative = text.get(position) == Some(&b'-');
@@ -180,6 +183,13 @@ fn read_number_at(text: &[u8], start: usize) -> Option<(f64, usize)> {
         -22..=-1 => Some(mantissa as f64 / EXACT_POWERS_OF_TEN[(-exponent) as usize]),
         _ if mantissa == 0 => Some(0.0),
         _ => None,
+    };
+    // 16 to 19 digits (Python's float32-as-double) or a larger exponent: one product with a
+    // power of five, which answers all but a literal in ~2^64 of its range. More digits than
+    // 19 wrapped `mantissa`: only the general parse reads those.
+    let magnitude = match magnitude {
+        None if significant <= 19 => decimal_to_double::nearest_double(mantissa, exponent),
+        known => known,
     };
     let value = match magnitude {
         // The sign bit set without a branch: half of a vector's values are negative, at random.

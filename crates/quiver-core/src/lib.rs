@@ -7,6 +7,7 @@ pub mod brute_force;
 pub mod checkpoint;
 pub mod cores;
 pub mod crc32;
+pub mod decimal_to_double;
 pub mod distance;
 pub mod error;
 pub mod hnsw;
