@@ -36,6 +36,25 @@ function checkArena(arena: PayloadArena, seed: number): void {
   for (const { location, bytes } of written) expect(Buffer.compare(arena.read(location, bytes.length), bytes)).toBe(0);
   expect(arena.byteLength).toBe(written.reduce((sum, { bytes }) => sum + bytes.length, 0));
   checkSequentialPass(arena, written, random);
+  checkReadMany(arena, written, random);
+}
+
+/**
+ * `readMany` gives what `read` gives for each location asked, in the order asked: runs of
+ * neighbours (which the file arena joins into one read), scattered picks, repeats, and, for the
+ * file arena, small join gaps and spans so that runs are also split.
+ */
+function checkReadMany(arena: PayloadArena, written: { location: number; bytes: Buffer }[], random: () => number): void {
+  for (let trial = 0; trial < 200; trial += 1) {
+    const count = 1 + Math.floor(random() * 30);
+    const first = Math.floor(random() * written.length);
+    const picked = Array.from({ length: count }, (_, member) => written[trial % 2 === 0 ? (first + member) % written.length : Math.floor(random() * written.length)]!);
+    const locations = picked.map(({ location }) => location);
+    const lengths = picked.map(({ bytes }) => bytes.length);
+    const views =
+      arena instanceof FilePayloadArena && trial % 3 === 0 ? arena.readMany(locations, lengths, Math.floor(random() * 64), 64 + Math.floor(random() * 2048)) : arena.readMany(locations, lengths);
+    expect(views.map((view, member) => Buffer.compare(view, picked[member]!.bytes))).toEqual(picked.map(() => 0));
+  }
 }
 
 /**

@@ -14,6 +14,7 @@ import { parseJsonBytes } from '../json/parse.js';
 import { serializeJson } from '../json/serialize.js';
 import { pointIdKey, type PointId } from '../points/ids.js';
 import type { Payload } from '../points/selectors.js';
+import { StoredPayload } from '../points/stored-payload.js';
 import { FilePayloadArena, MemoryPayloadArena, type PayloadArena, type PayloadLocation } from './payload-arena.js';
 import { PointIdIndex } from './point-id-index.js';
 import { capacityFor, grown } from './typed-columns.js';
@@ -100,6 +101,32 @@ class StoredPoint implements PointEntry {
   get decodedPayload(): Payload | undefined {
     return this.decoded;
   }
+}
+
+/**
+ * The whole payloads of `entries` as an answer writes them: a table view's as its stored text
+ * (src/points/stored-payload.ts; the texts of views of one arena read together, `readMany`), a
+ * write's own entry's as its value.
+ */
+export function answerPayloads(entries: readonly PointEntry[]): (Payload | StoredPayload)[] {
+  const answers = new Array<Payload | StoredPayload>(entries.length);
+  // Views of one table share its arena, but for views made before a compaction.
+  const byArena = new Map<PayloadArena, number[]>();
+  entries.forEach((entry, position) => {
+    if (!(entry instanceof StoredPoint)) {
+      answers[position] = entry.payload;
+      return;
+    }
+    const positions = byArena.get(entry.arena);
+    if (positions) positions.push(position);
+    else byArena.set(entry.arena, [position]);
+  });
+  for (const [arena, positions] of byArena) {
+    const views = positions.map((position) => entries[position] as StoredPoint);
+    const texts = arena.readMany(views.map((view) => view.location), views.map((view) => view.length));
+    positions.forEach((position, member) => (answers[position] = new StoredPayload(texts[member]!.toString('utf8'))));
+  }
+  return answers;
 }
 
 /** `entry` with a new version and the same payload, without decoding it. */

@@ -6,11 +6,12 @@ import type { VectorIndex } from '../native/vector-index.js';
 import type { PointId } from '../points/ids.js';
 import { selectPayload, type Payload, type PayloadSelection, type VectorSelection } from '../points/selectors.js';
 import { Float32Row } from '../points/float32-row.js';
+import type { StoredPayload } from '../points/stored-payload.js';
 import { sparseVectorToJson } from '../points/vectors.js';
 import { unnamedVector, type CollectionConfig } from './collection-config.js';
 import type { InFlightVectors } from './in-flight-vectors.js';
 import { isMultiVectorIndex } from './multi-vector-index.js';
-import type { PointEntry, PointTable } from './point-table.js';
+import { answerPayloads, type PointEntry, type PointTable } from './point-table.js';
 import type { SparseVectors } from './sparse-vectors.js';
 
 /** A sparse vector as records show it (indices ascending). */
@@ -28,7 +29,8 @@ export type RecordVector = Float32Row | Float32Row[] | SparseVectorJson;
  */
 export interface PointRecord {
   id: PointId;
-  payload?: Payload;
+  /** The whole payload as a StoredPayload (written as its stored text), a selection of it as a value. */
+  payload?: Payload | StoredPayload;
   vector?: Float32Row | Float32Row[] | Record<string, RecordVector>;
 }
 
@@ -107,10 +109,12 @@ export class RecordView {
 
   /** Records for `entries`, in order, with the payload and vectors the selections ask for. */
   toRecords(entries: readonly PointEntry[], payload: PayloadSelection, vector: VectorSelection): PointRecord[] {
-    const records: PointRecord[] = entries.map((entry) => {
+    // Without with_payload the payload is not even read (docs/architecture.md §16); the whole
+    // payload is answered as its stored text, not decoded (src/points/stored-payload.ts).
+    const whole = payload.kind === 'all' ? answerPayloads(entries) : undefined;
+    const records: PointRecord[] = entries.map((entry, position) => {
       const record: PointRecord = { id: entry.id };
-      // Without with_payload the payload is not even decoded (docs/architecture.md §16).
-      const selected = payload.kind === 'none' ? undefined : selectPayload(entry.payload, payload);
+      const selected = whole ? whole[position] : payload.kind === 'none' ? undefined : selectPayload(entry.payload, payload);
       if (selected !== undefined) record.payload = selected;
       return record;
     });

@@ -1,12 +1,13 @@
-// The JSON text of the commonest answers, a search or a query without payload or vectors: the
-// success envelope (src/http/envelope.ts) around a list of `{id, version, score}`, or around
-// `{"points": [...]}` of them (the query API's answer). Node 20's
-// JSON.stringify took ~4 µs for ten such points, ~2% of a 128-d search request's JS time; this
-// writes the same characters by concatenation in about a third of that (bench/README.md, "The
-// request path's own costs"), and a list of four points or more with numeric ids by one kernel
-// call (kernelListText below). Anything else, or anything it is not sure of, is left to
+// The JSON text of the commonest answers, a search or a query without vectors and with no payload
+// or the whole one: the success envelope (src/http/envelope.ts) around a list of `{id, version,
+// score}` (and `payload`, its stored text), or around `{"points": [...]}` of them (the query
+// API's answer). Node 20's JSON.stringify took ~4 µs for ten such points, ~2% of a 128-d search
+// request's JS time; this writes the same characters by concatenation in about a third of that
+// (bench/README.md, "The request path's own costs"), and a list of four points or more with
+// numeric ids and no payloads by one kernel call (kernelListText below). Anything else, or anything it is not sure of, is left to
 // serializeJson: JSON.stringify is the slow twin, compared in scored-answer-text.test.ts.
 import { native } from '../native/index.js';
+import { StoredPayload } from '../points/stored-payload.js';
 
 /**
  * Whether `value` is a plain object (so no `toJSON` of a class's) whose enumerable keys are
@@ -25,6 +26,7 @@ function hasExactKeys(value: object, keys: readonly string[]): boolean {
 const envelopeKeys = ['usage', 'time', 'status', 'result'];
 const usageKeys = ['hardware'];
 const pointKeys = ['id', 'version', 'score'];
+const payloadPointKeys = ['id', 'version', 'score', 'payload'];
 
 /** A number's JSON text, or undefined where JSON.stringify would not write its digits (NaN, ±Infinity). */
 function numberText(value: unknown): string | undefined {
@@ -54,18 +56,26 @@ export function setKernelScoredLists(enabled: boolean): void {
 }
 
 /** A point of a plain answer, its keys checked (hasExactKeys), its values not yet. */
-type ScoredFields = { id: unknown; version: unknown; score: unknown };
+type ScoredFields = { id: unknown; version: unknown; score: unknown; payload?: unknown };
 
-/** A list of `{id, version, score}` as JSON text, or undefined when it is not exactly that. */
+/**
+ * A list of `{id, version, score}`, or of `{id, version, score, payload}` with each payload a
+ * point's whole stored payload (src/points/stored-payload.ts), as JSON text; undefined when it is
+ * not exactly that.
+ */
 function scoredPointsText(result: unknown): string | undefined {
   if (!Array.isArray(result) || Object.getPrototypeOf(result) !== Array.prototype) return undefined;
   const points = result as unknown[];
+  let payloads = false;
   for (let position = 0; position < points.length; position += 1) {
     const point = points[position];
-    if (typeof point !== 'object' || point === null || !hasExactKeys(point, pointKeys)) return undefined;
+    if (typeof point !== 'object' || point === null) return undefined;
+    if (hasExactKeys(point, pointKeys)) continue;
+    if (!hasExactKeys(point, payloadPointKeys) || !((point as { payload: unknown }).payload instanceof StoredPayload)) return undefined;
+    payloads = true;
   }
   const scored = points as ScoredFields[];
-  return (kernelLists && scored.length >= kernelListLength ? kernelListText(scored) : undefined) ?? listText(scored);
+  return (kernelLists && !payloads && scored.length >= kernelListLength ? kernelListText(scored) : undefined) ?? listText(scored);
 }
 
 /** The kernel's text of the list, or undefined when an id, version or score is not a plain number it writes. */
@@ -90,12 +100,13 @@ function kernelListText(points: readonly ScoredFields[]): string | undefined {
 function listText(points: readonly ScoredFields[]): string | undefined {
   let text = '[';
   for (let position = 0; position < points.length; position += 1) {
-    const { id, version, score } = points[position]!;
+    const { id, version, score, payload } = points[position]!;
     const idText = typeof id === 'string' ? JSON.stringify(id) : numberText(id);
     const versionText = numberText(version);
     const scoreText = numberText(score);
     if (idText === undefined || versionText === undefined || scoreText === undefined) return undefined;
-    text += `${position === 0 ? '' : ','}{"id":${idText},"version":${versionText},"score":${scoreText}}`;
+    const payloadText = payload instanceof StoredPayload ? `,"payload":${payload.jsonText()}` : '';
+    text += `${position === 0 ? '' : ','}{"id":${idText},"version":${versionText},"score":${scoreText}${payloadText}}`;
   }
   return `${text}]`;
 }

@@ -3,7 +3,7 @@
 import type { Collection, PointRecord } from '../engine/collection.js';
 import type { PointId } from '../points/ids.js';
 import { float32RowToNumbers } from '../points/vectors.js';
-import { payloadSelection, vectorSelection, type Payload } from '../points/selectors.js';
+import { payloadSelection, vectorSelection } from '../points/selectors.js';
 import type { QueryPlan } from './plan.js';
 import type { Scored } from './stage-output.js';
 
@@ -11,7 +11,7 @@ export interface ScoredPoint {
   id: PointId;
   version: number;
   score: number;
-  payload?: Payload;
+  payload?: PointRecord['payload'];
   vector?: PointRecord['vector'];
   order_value?: number;
 }
