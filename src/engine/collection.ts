@@ -400,6 +400,11 @@ export class Collection {
     return this.table.bySlot(slot);
   }
 
+  /** pointBySlot of each slot, the payloads' bytes read together (PointTable.viewsReadTogether). */
+  pointsBySlots(slots: readonly number[]): (PointEntry | undefined)[] {
+    return this.table.viewsReadTogether(slots);
+  }
+
   /** Whether a view is still the point's current state (no write or delete since it was made). */
   isCurrent(entry: PointEntry): boolean {
     return this.table.isCurrent(entry);

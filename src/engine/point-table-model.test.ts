@@ -5,7 +5,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { mulberry32 } from '../../test/support/seeded-random.js';
 import { pointIdKey, type PointId } from '../points/ids.js';
 import type { Payload } from '../points/selectors.js';
-import { PointTable, payloadDecodeCount, withPayload, withVersion, type PointEntry } from './point-table.js';
+import { serializeJson } from '../json/serialize.js';
+import { StoredPayload } from '../points/stored-payload.js';
+import { answerPayloads, PointTable, payloadDecodeCount, withPayload, withVersion, type PointEntry } from './point-table.js';
 
 const directory = mkdtempSync(join(tmpdir(), 'quiver-point-table-'));
 afterAll(() => rmSync(directory, { recursive: true, force: true }));
@@ -68,6 +70,14 @@ function runModel(table: PointTable, seed: number): void {
   expect(walked.map((point) => point!.slot)).toEqual([...walked.map((point) => point!.slot)].sort((a, b) => a - b));
   expect(new Map(walked.map((point) => [pointIdKey(point!.id), point]))).toEqual(twin);
   for (const point of twin.values()) expect(plain(table.bySlot(point.slot))).toEqual(point);
+  // Views read together (a filter's run of candidates, in slot order or not, free slots among
+  // them) are the views bySlot gives; an answer's whole payloads are their stored texts.
+  const slots = Array.from({ length: table.slotCapacity }, (_, slot) => slot);
+  const shuffled = slots.map((slot) => [random(), slot] as const).sort((left, right) => left[0] - right[0]).map(([, slot]) => slot);
+  for (const order of [slots, shuffled]) expect(table.viewsReadTogether(order).map(plain)).toEqual(order.map((slot) => plain(table.bySlot(slot))));
+  const views = [...table.values()];
+  const texts = answerPayloads(views).map((payload) => (payload instanceof StoredPayload ? payload.jsonText() : undefined));
+  expect(texts).toEqual(views.map((view) => serializeJson(twin.get(view.key)!.payload)));
 }
 
 describe('point table against a plain Map twin', () => {

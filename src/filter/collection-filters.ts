@@ -121,6 +121,10 @@ export class CollectionFilters implements FilterTarget, CollectionHooks {
     return entry ? this.viewOf(entry) : undefined;
   }
 
+  points(slots: readonly number[]): (PointView | undefined)[] {
+    return this.collection.pointsBySlots(slots).map((entry) => (entry ? this.viewOf(entry) : undefined));
+  }
+
   viewOf(entry: PointEntry): PointView {
     return new EntryView(this.collection, entry);
   }

@@ -17,6 +17,11 @@ export interface FilterTarget {
   liveSlots(): SlotSet;
   /** The point in `slot`, for payload evaluation; undefined if the slot is free. */
   point(slot: number): PointView | undefined;
+  /**
+   * `point` of each of `slots`, their payloads read together where a target stores them
+   * (PointTable.viewsReadTogether); a target without it is asked point by point.
+   */
+  points?(slots: readonly number[]): (PointView | undefined)[];
   /** The slot of a point id (as `pointIdKey` writes it), if the point exists. */
   slotOfIdKey(idKey: string): number | undefined;
   readonly indexes: FieldIndexes;
@@ -141,9 +146,7 @@ function resolve(filter: Filter, universe: SlotSet, planner: Planner): SlotSet {
   if (mustChecks.length === 0 && mustNotChecks.length === 0 && !checkShould && !checkMinShould) return candidates;
   const kept = SlotSet.take(candidates.capacity);
   const { target, evaluation } = planner;
-  candidates.forEach((slot) => {
-    const point = target.point(slot);
-    if (!point) return;
+  forEachPoint(target, candidates, (slot, point) => {
     if (!mustChecks.every((condition) => matchesCondition(condition, point, evaluation))) return;
     if (mustNotChecks.some((condition) => matchesCondition(condition, point, evaluation))) return;
     if (checkShould && !filter.should.some((condition) => matchesCondition(condition, point, evaluation))) return;
@@ -158,6 +161,34 @@ function resolve(filter: Filter, universe: SlotSet, planner: Planner): SlotSet {
     kept.add(slot);
   });
   return kept;
+}
+
+/** How many candidates' points are asked for at once (`FilterTarget.points`). */
+const pointsAtOnce = 1024;
+
+/** `visit` of each point of `slots` in slot order (free slots skipped), asked for in runs. */
+function forEachPoint(target: FilterTarget, slots: SlotSet, visit: (slot: number, point: PointView) => void): void {
+  if (!target.points) {
+    slots.forEach((slot) => {
+      const point = target.point(slot);
+      if (point) visit(slot, point);
+    });
+    return;
+  }
+  const run: number[] = [];
+  const visitRun = () => {
+    const points = target.points!(run);
+    run.forEach((slot, position) => {
+      const point = points[position];
+      if (point) visit(slot, point);
+    });
+    run.length = 0;
+  };
+  slots.forEach((slot) => {
+    run.push(slot);
+    if (run.length === pointsAtOnce) visitRun();
+  });
+  visitRun();
 }
 
 function plannerFor(target: FilterTarget): Planner {
