@@ -20,9 +20,9 @@ export interface PayloadArena {
   /** The bytes at a location (a view into the arena or a fresh buffer; never kept by callers). */
   read(location: PayloadLocation, length: number): Buffer;
   /**
-   * The bytes at several locations (an answer's payloads), in the order asked; views that share
-   * memory, never kept by callers. The file arena reads payloads that lie near each other with
-   * one positional read.
+   * The bytes at several locations (an answer's payloads, a filter's run of candidates), in the
+   * order asked; views that may share memory, kept no longer than the answer or run they serve.
+   * The file arena reads payloads that lie near each other with one positional read.
    */
   readMany(locations: readonly PayloadLocation[], lengths: readonly number[]): Buffer[];
   /**

@@ -4,8 +4,9 @@
 // API's answer). Node 20's JSON.stringify took ~4 µs for ten such points, ~2% of a 128-d search
 // request's JS time; this writes the same characters by concatenation in about a third of that
 // (bench/README.md, "The request path's own costs"), and a list of four points or more with
-// numeric ids and no payloads by one kernel call (kernelListText below). Anything else, or anything it is not sure of, is left to
-// serializeJson: JSON.stringify is the slow twin, compared in scored-answer-text.test.ts.
+// numeric ids and no payloads by one kernel call (kernelListText below). Anything else, or
+// anything it is not sure of, is left to serializeJson: JSON.stringify is the slow twin, compared
+// in scored-answer-text.test.ts and, for stored payloads, in src/points/stored-payload.test.ts.
 import { native } from '../native/index.js';
 import { StoredPayload } from '../points/stored-payload.js';
 
