@@ -1,19 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import { mulberry32 } from '../../test/support/seeded-random.js';
 import { jsonShaped } from '../json/json-shaped.js';
 import { parseJsonBytes } from '../json/parse.js';
 import { scoredAnswerText } from '../json/scored-answer-text.js';
 import { serializeJson } from '../json/serialize.js';
 import type { Payload } from './selectors.js';
 import { StoredPayload } from './stored-payload.js';
-
-/** A seeded generator, so a failure names the values that made it. */
-function generator(seed: number): () => number {
-  let state = seed;
-  return () => {
-    state = (state * 1103515245 + 12345) % 2147483648;
-    return state / 2147483648;
-  };
-}
 
 const awkwardStrings = ['', 'quote " and backslash \\', 'line\nbreak \u0000 nul \u2028', 'émoji 😀 and lone \ud800', '1e5', '__proto'];
 const awkwardNumbers = [0, -0, 1, -1, 0.1, 1e-7, 1e21, 2e21, -1e-300, 5e-324, Number.MAX_SAFE_INTEGER, 3.4028234663852886e38, Math.fround(0.1), 0.012345678359270096];
@@ -52,7 +44,7 @@ function envelope(result: unknown): unknown {
 
 describe('stored payloads in answers', () => {
   it('a payload\'s stored text is what writing its decoded value gives, so answers may write the text as it is', () => {
-    const random = generator(17);
+    const random = mulberry32(17);
     for (let trial = 0; trial < 3000; trial += 1) {
       const text = serializeJson(randomPayload(random));
       expect(serializeJson(parseJsonBytes(Buffer.from(text, 'utf8')))).toBe(text);
@@ -60,7 +52,7 @@ describe('stored payloads in answers', () => {
   });
 
   it('a search\'s or query\'s answer with whole payloads is written as serializeJson writes the decoded payloads', () => {
-    const random = generator(23);
+    const random = mulberry32(23);
     for (let trial = 0; trial < 1000; trial += 1) {
       const length = Math.floor(random() * 12);
       const payloads = Array.from({ length }, () => randomPayload(random));

@@ -23,10 +23,11 @@ export class StageFilters {
 
   /** The filters' slots intersected, or undefined when no filter applies. */
   async allowed(filters: readonly FilterUse[]): Promise<SlotSet | undefined> {
+    if (filters.length === 0) return undefined;
+    const planned = (this.planned ??= new Map<unknown, Promise<SlotSet>>());
+    const made = (this.made ??= new Set<SlotSet>());
     let combined: SlotSet | undefined;
     for (const use of filters) {
-      const planned = (this.planned ??= new Map<unknown, Promise<SlotSet>>());
-      const made = (this.made ??= new Set<SlotSet>());
       let pending = planned.get(use.filter);
       if (!pending) {
         pending = Promise.resolve(this.environment.allowedSlots(this.collection, use.filter, use.field));
