@@ -4,9 +4,13 @@
 // autocannon at 1, 4 and 64 connections, each starting at its own query (staggered-clients.ts),
 // with and without a keyword filter. Prints requests/s, p50/p99, recall@10 and the server's CPU
 // use, next to the kernel's own 1- and 2-in-flight QPS.
-// The 64-connection runs and the kernel's 2-in-flight runs alternate, pair by pair, and the
-// ratio is the median of the pairs' ratios: on a shared host the speed drifts by a quarter within
-// minutes, and two figures measured minutes apart compared the drift, not the server.
+// The 64-connection runs and the kernel's 2-in-flight runs alternate, round by round, and the
+// ratio is the median of the rounds' ratios: on a shared host the speed drifts by a quarter within
+// minutes, and two figures measured minutes apart compared the drift, not the server. Each round
+// also drives the two floors (floor-server.ts: a bare fastify route and a bare Node http server,
+// each over its own copy of the kernel index) at 64 connections, so QuiverDB's own cost reads as
+// QuiverDB ÷ floor, apart from what the stack and the load generator leave of the kernel's rate
+// (floor ÷ kernel).
 // Then the same searches and queries through REST and through the gRPC door at 1 and 64
 // connections, printing gRPC/REST (bench/http/doors.ts).
 // `--quick` shrinks everything to run in CI in well under a minute; it fails only when recall
@@ -17,8 +21,9 @@ import { load, searchIds, waitGreen } from './client.js';
 import { compareDoors, type DoorResult } from './doors.js';
 import { makeDataSet, type DataSet } from './data.js';
 import { buildKernel, exactAnswers, kernelAnswers, kernelQps, recallAt10 } from './kernel.js';
+import { floorKinds, type FloorKind } from './floor-server.js';
 import { drive, type LoadResult } from './load.js';
-import { startServer, waitReady } from './server.js';
+import { startServer, waitReady, type ServerProcess } from './server.js';
 import { median, medianBy } from '../statistics.js';
 
 const quick = process.argv.includes('--quick');
@@ -26,7 +31,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const duration_s = quick ? 2 : 10;
 /** The kernel's QPS settles faster than an HTTP run: shorter in quick mode keeps CI well under a minute. */
 const kernelDuration_s = quick ? 1 : 10;
-/** Pairs of a 64-connection HTTP run and a kernel run with 2 in flight, alternating. */
+/** Rounds of a 64-connection HTTP run, a kernel run with 2 in flight and a run of each floor, taking turns. */
 const pairedRounds = quick ? 1 : 3;
 const pairedDuration_s = quick ? duration_s : 6;
 const recallFloor = 0.95;
@@ -45,6 +50,16 @@ function fixed(value: number, digits = 1): string {
   return value.toFixed(digits);
 }
 
+interface FloorFigures {
+  requests_per_s: number;
+  ofKernel: number;
+  serverOfFloor: number;
+  recall: number;
+  /** The floor's JS thread and the load generator, cores, in its run of median rate. */
+  js_thread_cores: number;
+  client_cpu_cores: number;
+}
+
 interface SetReport {
   data: DataSet;
   upload_s: number;
@@ -52,8 +67,10 @@ interface SetReport {
   httpRecall: { plain: number; filtered: number };
   kernelRecall: { plain: number; filtered: number };
   kernel: { plain1: number; plain2: number; filtered1: number; filtered2: number };
-  /** Median over the alternating pairs of HTTP(64) ÷ kernel(2). */
+  /** Median over the alternating rounds of HTTP(64) ÷ kernel(2). */
   ratio: { plain: number; filtered: number };
+  /** Each floor (floor-server.ts) at 64 connections: its median rate, and the medians over the rounds of floor ÷ kernel(2) and HTTP ÷ floor. */
+  floors: Record<'plain' | 'filtered', Record<FloorKind, FloorFigures>>;
   runs: LoadResult[];
   doors: DoorResult[];
 }
@@ -87,42 +104,79 @@ async function benchmarkSet(server: Awaited<ReturnType<typeof startServer>>, dat
     plain: await kernelQps(kernel, data, 1, kernelDuration_s, false),
     filtered: await kernelQps(kernel, data, 1, kernelDuration_s, true),
   };
+  const floorServers = {} as Record<FloorKind, ServerProcess>;
+  const floorRecall = { plain: {}, filtered: {} } as Record<'plain' | 'filtered', Record<FloorKind, number>>;
+  for (const kind of floorKinds) {
+    floorServers[kind] = await startFloor(kind, data);
+    floorRecall.plain[kind] = recallAt10(await searchIds(floorServers[kind].url, data, false), truth);
+    floorRecall.filtered[kind] = recallAt10(await searchIds(floorServers[kind].url, data, true), filteredTruth);
+  }
 
   const runs: LoadResult[] = [];
   const kernelTwo = { plain: 0, filtered: 0 };
   const ratio = { plain: 0, filtered: 0 };
+  const floors = {} as SetReport['floors'];
   for (const filtered of [false, true]) {
     const mode = filtered ? 'filtered' : 'plain';
     // 4: a few clients at once, where the inline gate decides whether both cores search
     // (src/native/inline-search.ts).
     for (const connections of [1, 4]) printRun(runs, await drive(server, data, connections, duration_s, filtered));
-    // 64: saturation, against the kernel's two searches in flight, taking turns (which goes
-    // first flips each round).
-    const pairs: { http: LoadResult; kernel: number }[] = [];
+    // 64: saturation, against the kernel's two searches in flight and the floors, taking turns
+    // (which goes first rotates each round).
+    const rounds: { http: LoadResult; kernel: number; floors: Record<FloorKind, LoadResult> }[] = [];
+    const turns = 2 + floorKinds.length;
     for (let round = 0; round < pairedRounds; round++) {
-      const kernelFirst = round % 2 === 0;
-      const first = kernelFirst ? await kernelQps(kernel, data, 2, pairedDuration_s, filtered) : undefined;
-      const http = await drive(server, data, 64, pairedDuration_s, filtered);
-      const kernelRate = first ?? (await kernelQps(kernel, data, 2, pairedDuration_s, filtered));
-      pairs.push({ http, kernel: kernelRate });
-      console.log(`pair ${round + 1} ${mode}: kernel(2) ${fixed(kernelRate, 0)} searches/s, HTTP(64) ${fixed(http.requests_per_s, 0)} req/s, ${fixed((100 * http.requests_per_s) / kernelRate, 0)}%`);
+      let http: LoadResult | undefined;
+      let kernelRate = 0;
+      const floorRuns = {} as Record<FloorKind, LoadResult>;
+      for (let turn = 0; turn < turns; turn++) {
+        const which = (round + turn) % turns;
+        if (which === 0) kernelRate = await kernelQps(kernel, data, 2, pairedDuration_s, filtered);
+        else if (which === 1) http = await drive(server, data, 64, pairedDuration_s, filtered);
+        else floorRuns[floorKinds[which - 2]!] = await drive(floorServers[floorKinds[which - 2]!], data, 64, pairedDuration_s, filtered);
+      }
+      rounds.push({ http: http!, kernel: kernelRate, floors: floorRuns });
+      const floorText = floorKinds.map((kind) => `${kind} floor ${fixed(floorRuns[kind].requests_per_s, 0)} (${fixed((100 * floorRuns[kind].requests_per_s) / kernelRate, 0)}%)`).join(', ');
+      console.log(`round ${round + 1} ${mode}: kernel(2) ${fixed(kernelRate, 0)} searches/s, HTTP(64) ${fixed(http!.requests_per_s, 0)} req/s (${fixed((100 * http!.requests_per_s) / kernelRate, 0)}%), ${floorText}`);
     }
     // The HTTP run of median rate stands for the 64-connection row (its latencies and CPU).
-    printRun(runs, medianBy(pairs, (pair) => pair.http.requests_per_s).http);
-    kernelTwo[mode] = medianBy(pairs, (pair) => pair.kernel).kernel;
-    ratio[mode] = median(pairs.map((pair) => pair.http.requests_per_s / pair.kernel));
+    printRun(runs, medianBy(rounds, (entry) => entry.http.requests_per_s).http);
+    kernelTwo[mode] = medianBy(rounds, (entry) => entry.kernel).kernel;
+    ratio[mode] = median(rounds.map((entry) => entry.http.requests_per_s / entry.kernel));
+    floors[mode] = {} as Record<FloorKind, FloorFigures>;
+    for (const kind of floorKinds) {
+      const typical = medianBy(rounds, (entry) => entry.floors[kind].requests_per_s).floors[kind];
+      floors[mode][kind] = {
+        requests_per_s: typical.requests_per_s,
+        ofKernel: median(rounds.map((entry) => entry.floors[kind].requests_per_s / entry.kernel)),
+        serverOfFloor: median(rounds.map((entry) => entry.http.requests_per_s / entry.floors[kind].requests_per_s)),
+        recall: floorRecall[mode][kind],
+        js_thread_cores: typical.server_js_thread_cores,
+        client_cpu_cores: typical.client_cpu_cores,
+      };
+    }
   }
+  for (const kind of floorKinds) await floorServers[kind].stop();
   kernel.index.close();
   const kernelRates = { plain1: kernelOne.plain, plain2: kernelTwo.plain, filtered1: kernelOne.filtered, filtered2: kernelTwo.filtered };
   console.log('REST and gRPC, same calls and concurrency:');
   // Quick mode compares unfiltered calls only, to stay short in CI.
   const doors = await compareDoors(server, server.grpcPort, data, duration_s, quick ? [false] : [false, true]);
   await fetch(`${server.url}/collections/${data.name}`, { method: 'DELETE' });
-  return { data, upload_s, green_s, httpRecall, kernelRecall, kernel: kernelRates, ratio, runs, doors };
+  return { data, upload_s, green_s, httpRecall, kernelRecall, kernel: kernelRates, ratio, floors, runs, doors };
+}
+
+/** A floor server (floor-server.ts) over `data`, listening once its own index is built. */
+async function startFloor(kind: FloorKind, data: DataSet): Promise<ServerProcess> {
+  const { vectors: _vectors, queries: _queries, categories: _categories, ...options } = data;
+  const started = performance.now();
+  const floor = await startServer(root, { entry: ['--import', 'tsx', join(root, 'bench/http/floor-server.ts'), kind, JSON.stringify(options)], listeningMessage: 'floor listening' });
+  console.log(`${kind} floor server (over its own kernel index) listening ${fixed((performance.now() - started) / 1000)} s after start`);
+  return floor;
 }
 
 function printSummary(reports: SetReport[]): void {
-  console.log('\n| set | filter | HTTP req/s (1 conn) | HTTP req/s (4 conn) | HTTP req/s (64 conn) | p50 / p99 ms (64 conn) | server CPU (64 conn), of it JS thread | HTTP recall@10 | kernel QPS 1 / 2 in flight | kernel recall@10 | HTTP(64) / kernel(2), median of pairs |');
+  console.log('\n| set | filter | HTTP req/s (1 conn) | HTTP req/s (4 conn) | HTTP req/s (64 conn) | p50 / p99 ms (64 conn) | server CPU (64 conn), of it JS thread | HTTP recall@10 | kernel QPS 1 / 2 in flight | kernel recall@10 | HTTP(64) / kernel(2), median of rounds |');
   console.log('|---|---|---|---|---|---|---|---|---|---|---|');
   for (const report of reports) {
     for (const filtered of [false, true]) {
@@ -136,6 +190,21 @@ function printSummary(reports: SetReport[]): void {
       console.log(
         `| ${report.data.count / 1000}k x ${report.data.dimension} ${report.data.distance} | ${filtered ? 'keyword 10%' : 'none'} | ${fixed(one.requests_per_s, 0)} | ${fixed(few.requests_per_s, 0)} | ${fixed(many.requests_per_s, 0)} | ${many.p50_ms} / ${many.p99_ms} | ${fixed(many.server_cpu_cores, 2)} cores, ${fixed(many.server_js_thread_cores, 2)} | ${fixed(httpRecall, 3)} | ${fixed(kernelOne, 0)} / ${fixed(kernelTwo, 0)} | ${fixed(kernelRecall, 3)} | ${fixed(100 * (filtered ? report.ratio.filtered : report.ratio.plain), 0)}% |`,
       );
+    }
+  }
+}
+
+function printFloors(reports: SetReport[]): void {
+  console.log('\n| set | filter | floor | floor req/s (64 conn) | its JS thread / load generator, cores | floor recall@10 | floor / kernel(2) | HTTP(64) / floor(64) |');
+  console.log('|---|---|---|---|---|---|---|---|');
+  for (const report of reports) {
+    for (const mode of ['plain', 'filtered'] as const) {
+      for (const kind of floorKinds) {
+        const floor = report.floors[mode][kind];
+        console.log(
+          `| ${report.data.count / 1000}k x ${report.data.dimension} ${report.data.distance} | ${mode === 'filtered' ? 'keyword 10%' : 'none'} | ${kind} | ${fixed(floor.requests_per_s, 0)} | ${fixed(floor.js_thread_cores, 2)} / ${fixed(floor.client_cpu_cores, 2)} | ${fixed(floor.recall, 3)} | ${fixed(100 * floor.ofKernel, 0)}% | ${fixed(100 * floor.serverOfFloor, 0)}% |`,
+        );
+      }
     }
   }
 }
@@ -155,7 +224,7 @@ function printDoors(reports: SetReport[]): void {
 async function main(): Promise<void> {
   const started = performance.now();
   console.log(
-    `bench:http${quick ? ' --quick' : ''}: ${duration_s} s per HTTP load run, ${kernelDuration_s} s per kernel run, ${pairedRounds} alternating pairs of ${pairedDuration_s} s runs at 64 connections and 2 in flight`,
+    `bench:http${quick ? ' --quick' : ''}: ${duration_s} s per HTTP load run, ${kernelDuration_s} s per kernel run, ${pairedRounds} rounds of ${pairedDuration_s} s runs taking turns: HTTP and the floors at 64 connections, the kernel at 2 in flight`,
   );
   const server = await startServer(root);
   let failed = false;
@@ -164,6 +233,7 @@ async function main(): Promise<void> {
     const reports: SetReport[] = [];
     for (const options of sets) reports.push(await benchmarkSet(server, makeDataSet(options)));
     printSummary(reports);
+    printFloors(reports);
     printDoors(reports);
     for (const report of reports) {
       // Every gRPC call must succeed: an error there is a broken door, not a slow one.
@@ -171,6 +241,15 @@ async function main(): Promise<void> {
       if (grpcErrors > 0) {
         console.error(`gRPC: ${grpcErrors} calls failed on ${report.data.name}`);
         failed = true;
+      }
+      // A floor that answers worse than the kernel is a broken floor, not a fast one.
+      for (const mode of ['plain', 'filtered'] as const) {
+        for (const kind of floorKinds) {
+          if (report.floors[mode][kind].recall < recallFloor) {
+            console.error(`recall floor: ${report.data.name} ${mode} ${kind} floor recall@10 ${fixed(report.floors[mode][kind].recall, 3)} < ${recallFloor}`);
+            failed = true;
+          }
+        }
       }
       for (const [name, recall] of Object.entries(report.httpRecall)) {
         if (recall < recallFloor) {

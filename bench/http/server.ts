@@ -44,6 +44,8 @@ export interface StartOptions {
   entry?: string[];
   /** A data directory to reuse; it is then left in place at stop (the caller removes it). */
   directory?: string;
+  /** The `msg` of the log line that says the process answers; "quiverdb listening" unless given (floor-server.ts). */
+  listeningMessage?: string;
 }
 
 export async function startServer(root: string, options: StartOptions = {}): Promise<ServerProcess> {
@@ -72,13 +74,15 @@ export async function startServer(root: string, options: StartOptions = {}): Pro
   lines.on('line', (line) => {
     if (line.includes('"msg":"quiverdb gRPC listening"')) grpcOpened();
   });
+  const listeningMessage = options.listeningMessage ?? 'quiverdb listening';
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('server did not start within 60 s')), 60_000);
+    // The floor builds its index before it listens: 100k points take ~20 s on two busy cores.
+    const timer = setTimeout(() => reject(new Error('server did not start within 120 s')), 120_000);
     child.once('exit', (code) => reject(new Error(`server exited with ${code} before listening`)));
     lines.on('line', (line) => {
       try {
         const entry = JSON.parse(line) as { address?: string; msg?: string };
-        if (entry.msg === 'quiverdb listening' && entry.address) {
+        if (entry.msg === listeningMessage && entry.address) {
           clearTimeout(timer);
           resolve(entry.address);
         }
