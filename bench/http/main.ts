@@ -104,59 +104,64 @@ async function benchmarkSet(server: Awaited<ReturnType<typeof startServer>>, dat
     plain: await kernelQps(kernel, data, 1, kernelDuration_s, false),
     filtered: await kernelQps(kernel, data, 1, kernelDuration_s, true),
   };
-  const floorServers = {} as Record<FloorKind, ServerProcess>;
-  const floorRecall = { plain: {}, filtered: {} } as Record<'plain' | 'filtered', Record<FloorKind, number>>;
-  for (const kind of floorKinds) {
-    floorServers[kind] = await startFloor(kind, data);
-    floorRecall.plain[kind] = recallAt10(await searchIds(floorServers[kind].url, data, false), truth);
-    floorRecall.filtered[kind] = recallAt10(await searchIds(floorServers[kind].url, data, true), filteredTruth);
-  }
-
   const runs: LoadResult[] = [];
   const kernelTwo = { plain: 0, filtered: 0 };
   const ratio = { plain: 0, filtered: 0 };
   const floors = {} as SetReport['floors'];
-  for (const filtered of [false, true]) {
-    const mode = filtered ? 'filtered' : 'plain';
-    // 4: a few clients at once, where the inline gate decides whether both cores search
-    // (src/native/inline-search.ts).
-    for (const connections of [1, 4]) printRun(runs, await drive(server, data, connections, duration_s, filtered));
-    // 64: saturation, against the kernel's two searches in flight and the floors, taking turns
-    // (which goes first rotates each round).
-    const rounds: { http: LoadResult; kernel: number; floors: Record<FloorKind, LoadResult> }[] = [];
-    const turns = 2 + floorKinds.length;
-    for (let round = 0; round < pairedRounds; round++) {
-      let http: LoadResult | undefined;
-      let kernelRate = 0;
-      const floorRuns = {} as Record<FloorKind, LoadResult>;
-      for (let turn = 0; turn < turns; turn++) {
-        const which = (round + turn) % turns;
-        if (which === 0) kernelRate = await kernelQps(kernel, data, 2, pairedDuration_s, filtered);
-        else if (which === 1) http = await drive(server, data, 64, pairedDuration_s, filtered);
-        else floorRuns[floorKinds[which - 2]!] = await drive(floorServers[floorKinds[which - 2]!], data, 64, pairedDuration_s, filtered);
-      }
-      rounds.push({ http: http!, kernel: kernelRate, floors: floorRuns });
-      const floorText = floorKinds.map((kind) => `${kind} floor ${fixed(floorRuns[kind].requests_per_s, 0)} (${fixed((100 * floorRuns[kind].requests_per_s) / kernelRate, 0)}%)`).join(', ');
-      console.log(`round ${round + 1} ${mode}: kernel(2) ${fixed(kernelRate, 0)} searches/s, HTTP(64) ${fixed(http!.requests_per_s, 0)} req/s (${fixed((100 * http!.requests_per_s) / kernelRate, 0)}%), ${floorText}`);
-    }
-    // The HTTP run of median rate stands for the 64-connection row (its latencies and CPU).
-    printRun(runs, medianBy(rounds, (entry) => entry.http.requests_per_s).http);
-    kernelTwo[mode] = medianBy(rounds, (entry) => entry.kernel).kernel;
-    ratio[mode] = median(rounds.map((entry) => entry.http.requests_per_s / entry.kernel));
-    floors[mode] = {} as Record<FloorKind, FloorFigures>;
+  // Started here, stopped in `finally` whatever happens: a floor is a child process, and would
+  // outlive a failed run.
+  const floorServers: Partial<Record<FloorKind, ServerProcess>> = {};
+  try {
+    const floorRecall = { plain: {}, filtered: {} } as Record<'plain' | 'filtered', Record<FloorKind, number>>;
     for (const kind of floorKinds) {
-      const typical = medianBy(rounds, (entry) => entry.floors[kind].requests_per_s).floors[kind];
-      floors[mode][kind] = {
-        requests_per_s: typical.requests_per_s,
-        ofKernel: median(rounds.map((entry) => entry.floors[kind].requests_per_s / entry.kernel)),
-        serverOfFloor: median(rounds.map((entry) => entry.http.requests_per_s / entry.floors[kind].requests_per_s)),
-        recall: floorRecall[mode][kind],
-        js_thread_cores: typical.server_js_thread_cores,
-        client_cpu_cores: typical.client_cpu_cores,
-      };
+      const floor = (floorServers[kind] = await startFloor(kind, data));
+      floorRecall.plain[kind] = recallAt10(await searchIds(floor.url, data, false), truth);
+      floorRecall.filtered[kind] = recallAt10(await searchIds(floor.url, data, true), filteredTruth);
     }
+
+    for (const filtered of [false, true]) {
+      const mode = filtered ? 'filtered' : 'plain';
+      // 4: a few clients at once, where the inline gate decides whether both cores search
+      // (src/native/inline-search.ts).
+      for (const connections of [1, 4]) printRun(runs, await drive(server, data, connections, duration_s, filtered));
+      // 64: saturation, against the kernel's two searches in flight and the floors, taking turns
+      // (which goes first rotates each round).
+      const rounds: { http: LoadResult; kernel: number; floors: Record<FloorKind, LoadResult> }[] = [];
+      const turns = 2 + floorKinds.length;
+      for (let round = 0; round < pairedRounds; round++) {
+        let http: LoadResult | undefined;
+        let kernelRate = 0;
+        const floorRuns = {} as Record<FloorKind, LoadResult>;
+        for (let turn = 0; turn < turns; turn++) {
+          const which = (round + turn) % turns;
+          if (which === 0) kernelRate = await kernelQps(kernel, data, 2, pairedDuration_s, filtered);
+          else if (which === 1) http = await drive(server, data, 64, pairedDuration_s, filtered);
+          else floorRuns[floorKinds[which - 2]!] = await drive(floorServers[floorKinds[which - 2]!]!, data, 64, pairedDuration_s, filtered);
+        }
+        rounds.push({ http: http!, kernel: kernelRate, floors: floorRuns });
+        const floorText = floorKinds.map((kind) => `${kind} floor ${fixed(floorRuns[kind].requests_per_s, 0)} (${fixed((100 * floorRuns[kind].requests_per_s) / kernelRate, 0)}%)`).join(', ');
+        console.log(`round ${round + 1} ${mode}: kernel(2) ${fixed(kernelRate, 0)} searches/s, HTTP(64) ${fixed(http!.requests_per_s, 0)} req/s (${fixed((100 * http!.requests_per_s) / kernelRate, 0)}%), ${floorText}`);
+      }
+      // The HTTP run of median rate stands for the 64-connection row (its latencies and CPU).
+      printRun(runs, medianBy(rounds, (entry) => entry.http.requests_per_s).http);
+      kernelTwo[mode] = medianBy(rounds, (entry) => entry.kernel).kernel;
+      ratio[mode] = median(rounds.map((entry) => entry.http.requests_per_s / entry.kernel));
+      floors[mode] = {} as Record<FloorKind, FloorFigures>;
+      for (const kind of floorKinds) {
+        const medianRun = medianBy(rounds, (entry) => entry.floors[kind].requests_per_s).floors[kind];
+        floors[mode][kind] = {
+          requests_per_s: medianRun.requests_per_s,
+          ofKernel: median(rounds.map((entry) => entry.floors[kind].requests_per_s / entry.kernel)),
+          serverOfFloor: median(rounds.map((entry) => entry.http.requests_per_s / entry.floors[kind].requests_per_s)),
+          recall: floorRecall[mode][kind],
+          js_thread_cores: medianRun.server_js_thread_cores,
+          client_cpu_cores: medianRun.client_cpu_cores,
+        };
+      }
+    }
+  } finally {
+    for (const floor of Object.values(floorServers)) await floor.stop();
   }
-  for (const kind of floorKinds) await floorServers[kind].stop();
   kernel.index.close();
   const kernelRates = { plain1: kernelOne.plain, plain2: kernelTwo.plain, filtered1: kernelOne.filtered, filtered2: kernelTwo.filtered };
   console.log('REST and gRPC, same calls and concurrency:');
