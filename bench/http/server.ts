@@ -76,7 +76,8 @@ export async function startServer(root: string, options: StartOptions = {}): Pro
   });
   const listeningMessage = options.listeningMessage ?? 'quiverdb listening';
   const url = await new Promise<string>((resolve, reject) => {
-    // The floor builds its index before it listens: 100k points take ~20 s on two busy cores.
+    // A floor (floor-server.ts) builds its index before it listens: 5–9 s for bench:http's sets on
+    // a quiet host, so the wait leaves room for a busy one.
     const timer = setTimeout(() => reject(new Error('server did not start within 120 s')), 120_000);
     child.once('exit', (code) => reject(new Error(`server exited with ${code} before listening`)));
     lines.on('line', (line) => {
