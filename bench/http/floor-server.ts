@@ -68,10 +68,13 @@ async function listenNode(kernel: KernelSide): Promise<{ address: string; close(
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
       if (request.method !== 'POST' || !request.url?.endsWith('/points/search')) return respond(response, 404, '{"status":{"error":"not found"}}');
-      answer(kernel, parseJsonBytes(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)) as SearchBody).then(
-        (text) => respond(response, 200, text),
-        (error: unknown) => respond(response, 400, JSON.stringify({ status: { error: String(error) } })),
-      );
+      // Parsed inside the promise, so a malformed body is a 400, not an exception that ends the process.
+      Promise.resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks))
+        .then((body) => answer(kernel, parseJsonBytes(body) as SearchBody))
+        .then(
+          (text) => respond(response, 200, text),
+          (error: unknown) => respond(response, 400, JSON.stringify({ status: { error: String(error) } })),
+        );
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
